@@ -1,0 +1,94 @@
+"""The scikit-learn shell shared by the kit's kernel classifiers.
+
+Every classifier in the kit (adatron, perceptron, Bayes point machine, kernel
+billiard, Fisher discriminants) is a thin shell over a functional core that
+works on Gram matrices.  This base class does the shell's common part:
+
+* validates X and y the scikit-learn way (`validate_data` sets
+  `n_features_in_`), maps any two labels to -1 / +1 and keeps `classes_`;
+* builds the training Gram matrix K and, at prediction time, the cross-kernel
+  K_test (n_test, n_train) from `kernel` ("precomputed", "rbf" or "linear")
+  and the width `L`;
+* tags `kernel="precomputed"` as pairwise, so cross-validation slices a Gram
+  matrix on both axes, and declares the classifier binary only.
+
+A subclass implements `_fit_gram(K, y)` (y in {-1, +1}) and
+`_decision_gram(K_test)`; `predict` is the sign of the decision function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import as_gram, binary_classes
+from .kernels import kernel_matrix
+
+KERNELS = ("precomputed", "rbf", "linear")
+
+
+class KernelClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: binary kernel classifier on a Gram matrix or on raw features."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    # ---- helpers for subclasses -------------------------------------------------
+    def _check_kernel_params(self):
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+        if self.kernel == "rbf" and not (np.isscalar(self.L) and np.isfinite(self.L) and self.L > 0):
+            raise ValueError(f"L must be a positive number for the rbf kernel, got {self.L!r}")
+
+    def _fit_inputs(self, X, y, psd: bool = False):
+        """Validate (X, y); return the training Gram matrix and labels in {-1, +1}.
+
+        A precomputed kernel must be square and symmetric.  Positive
+        semi-definiteness is checked only when `psd` is True: the adatron and
+        the perceptron run on any symmetric matrix, while the samplers need a
+        PSD kernel (and scikit-learn's estimator checks feed precomputed
+        "kernels" shifted by a constant, which are not PSD).
+        """
+        self._check_kernel_params()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        target_type = type_of_target(y, input_name="y")
+        if target_type not in ("binary", "unknown") and len(np.unique(y)) > 2:
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is {target_type}."
+            )
+        self.classes_, y_pm1 = binary_classes(y)
+        if self.kernel == "precomputed":
+            # For a precomputed kernel X *is* the Gram matrix.
+            gram = as_gram(X, "X (the precomputed kernel matrix)", psd=psd)
+        else:
+            self.X_fit_ = X
+            gram = kernel_matrix(X, None, kernel=self.kernel, L=self.L)
+        return gram, y_pm1
+
+    def _cross_kernel(self, X):
+        """The (n_test, n_train) kernel between new points and the training points."""
+        check_is_fitted(self, "classes_")
+        if self.kernel == "precomputed":
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+            return X
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return kernel_matrix(X, self.X_fit_, kernel=self.kernel, L=self.L)
+
+    def _labels_from_scores(self, scores):
+        """Map decision values to the original labels: positive -> classes_[1]."""
+        return self.classes_[(np.asarray(scores) > 0).astype(int)]
+
+    # ---- the public prediction interface ----------------------------------------
+    def decision_function(self, X):
+        """Signed decision values: > 0 means classes_[1]."""
+        return self._decision_gram(self._cross_kernel(X))
+
+    def predict(self, X):
+        """The label of classes_ on the side of the decision function's sign."""
+        return self._labels_from_scores(self.decision_function(X))

@@ -1,0 +1,172 @@
+"""Input checks shared by every module of the kit.
+
+Each function either returns a clean float array (or a number) or raises a
+ValueError / TypeError that names the argument, says what was expected and
+what came.  Nothing here guesses: a bad input never becomes a silent wrong
+answer further down.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def _describe(value) -> str:
+    """A short description of a value for an error message."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:
+    """Return `value` as a finite float array with the expected number of dimensions."""
+    if isinstance(value, str) or value is None:
+        raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}")
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else ndim
+        if array.ndim not in allowed:
+            wanted = " or ".join(f"{d}-d" for d in allowed)
+            raise ValueError(f"{name} must be a {wanted} array, got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
+        raise ValueError(f"{name} must contain only finite numbers, found {bad} NaN or infinite value(s)")
+    return array
+
+
+def as_matrix(value, name: str = "X") -> np.ndarray:
+    """A finite (n, d) float matrix; a 1-d array is refused rather than guessed."""
+    return as_float_array(value, name, ndim=2)
+
+
+def as_vector(value, name: str = "y", length: int | None = None, length_of: str = "X") -> np.ndarray:
+    """A finite 1-d float vector, optionally of a given length (matching `length_of`)."""
+    vector = as_float_array(value, name, ndim=1)
+    if length is not None and vector.shape[0] != length:
+        raise ValueError(
+            f"{name} must have one entry per row of {length_of} ({length}), got {vector.shape[0]}"
+        )
+    return vector
+
+
+def as_scalar(value, name: str, *, low: float | None = None, high: float | None = None,
+              low_open: bool = False, high_open: bool = False) -> float:
+    """A finite real number inside [low, high] (ends open where asked)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_describe(value)}")
+    number = float(value)
+    if not np.isfinite(number):
+        raise ValueError(f"{name} must be finite, got {number}")
+    if low is not None and (number < low or (low_open and number == low)):
+        sign = ">" if low_open else ">="
+        raise ValueError(f"{name} must be {sign} {low}, got {number}")
+    if high is not None and (number > high or (high_open and number == high)):
+        sign = "<" if high_open else "<="
+        raise ValueError(f"{name} must be {sign} {high}, got {number}")
+    return number
+
+
+def as_positive_int(value, name: str, minimum: int = 1) -> int:
+    """An integer >= minimum (numpy integers accepted, floats and bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {_describe(value)}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def as_gram(value, name: str = "K", *, psd: bool = True, rtol: float = 1e-8) -> np.ndarray:
+    """A finite, square, symmetric and (when `psd`) positive semi-definite kernel matrix.
+
+    Symmetry and definiteness are judged relative to the matrix's scale, so a
+    Gram matrix computed in floating point passes while a wrong matrix does not.
+    The error for an indefinite matrix reports its smallest eigenvalue.
+    """
+    gram = as_float_array(value, name, ndim=2)
+    if gram.shape[0] != gram.shape[1]:
+        raise ValueError(f"{name} must be a square kernel matrix, got shape {gram.shape}")
+    scale = max(float(np.max(np.abs(gram))), 1e-300)
+    asymmetry = float(np.max(np.abs(gram - gram.T)))
+    if asymmetry > 1e-8 * scale:
+        raise ValueError(
+            f"{name} must be symmetric, but max |{name} - {name}'| = {asymmetry:.3g} "
+            f"(relative {asymmetry / scale:.3g})"
+        )
+    if psd:
+        smallest = float(np.linalg.eigvalsh((gram + gram.T) / 2)[0])
+        if smallest < -rtol * scale * gram.shape[0]:
+            raise ValueError(
+                f"{name} must be positive semi-definite, but its smallest eigenvalue is {smallest:.3g}"
+            )
+    return gram
+
+
+def as_cross_kernel(value, n_train: int, name: str = "K_test") -> np.ndarray:
+    """A finite (n_test, n_train) cross-kernel matrix."""
+    cross = as_float_array(value, name, ndim=2)
+    if cross.shape[1] != n_train:
+        raise ValueError(
+            f"{name} must have one column per training point ({n_train}), got shape {cross.shape}"
+        )
+    return cross
+
+
+def as_pm1_labels(value, name: str = "y", length: int | None = None) -> np.ndarray:
+    """Two-class labels as a float vector of +1 / -1.
+
+    Accepts labels that are already +-1, or {0, 1}, or booleans; anything else
+    (one class, more than two, other values) is refused, because a silent
+    mapping of arbitrary labels is how sign errors creep in.  Estimators that
+    take any two labels map them with `binary_classes` first.
+    """
+    labels = np.asarray(value)
+    if labels.dtype == bool:
+        labels = labels.astype(float) * 2 - 1
+    labels = as_vector(labels, name, length=length)
+    values = set(np.unique(labels).tolist())
+    if len(values) < 2:
+        raise ValueError(f"{name} must contain two classes, got only {sorted(values)}")
+    if values == {0.0, 1.0}:
+        return labels * 2 - 1
+    if values != {-1.0, 1.0}:
+        raise ValueError(f"{name} must hold the labels -1 and +1 (or 0 and 1), got {sorted(values)[:5]}")
+    return labels
+
+
+def binary_classes(y, name: str = "y"):
+    """Map any two labels to -1 / +1: returns (classes, y_pm1), classes sorted.
+
+    classes[0] becomes -1 and classes[1] becomes +1.  More than two classes
+    raise "Only binary classification is supported" (scikit-learn's wording).
+    """
+    labels = np.asarray(y)
+    if labels.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array of labels, got shape {labels.shape}")
+    classes = np.unique(labels)
+    if len(classes) > 2:
+        raise ValueError(
+            f"Only binary classification is supported. {name} has {len(classes)} classes: {classes[:5]}"
+        )
+    if len(classes) < 2:
+        raise ValueError(f"{name} must contain two classes, but it has only one class: {classes.tolist()}")
+    return classes, np.where(labels == classes[1], 1.0, -1.0)
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """A numpy Generator from None, a seed, a Generator or a legacy RandomState."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        # Draw a seed from the legacy state so that it advances as sklearn expects.
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    if random_state is None or (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)):
+        return np.random.default_rng(random_state)
+    raise TypeError(f"random_state must be None, an integer or a numpy Generator, got {_describe(random_state)}")

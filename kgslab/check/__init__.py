@@ -1,0 +1,9 @@
+"""Exercise checks: ``check.exercise_N(student_function)`` tries it and falls back to the reference.
+
+The mechanism is in `core`; each notebook's checks live in a module of their own
+(`nb01_duality`, ...), re-exported here so a notebook only needs
+``from kgslab import check``.
+"""
+
+from .core import Case, allclose, run_exercise
+from .nb01_duality import *  # noqa: F401,F403
