@@ -1,4 +1,4 @@
-"""Ridge regression, primal and dual (coursework, seed 004, section 1.1).
+"""Ridge regression, primal and dual; kernel ridge; GP regression (coursework, seed 004, section 1).
 
 With l training points (rows of X, shape (l, d)) and regulariser gamma:
 
@@ -9,6 +9,13 @@ With l training points (rows of X, shape (l, d)) and regulariser gamma:
 The primal solves a d x d system, the dual an l x l one: the dual wins when
 there are fewer points than features, and it only needs inner products, which
 is what makes kernel ridge regression (eq. 5) possible.
+
+Sections 1.2-1.3, with K the (l, l) Gram matrix and k the kernel column of a test point:
+
+* kernel ridge, eq. (5):     alpha = (K + gamma l I)^{-1} y,   f(x) = k' alpha   (eq. 6)
+* GP posterior mean, (13):   f_MAP(x) = k' (K + sigma^2 I)^{-1} y   (kRR with gamma l = sigma^2)
+* GP error bar, eq. (14):    sigma_error^2(x) = K(x, x) - k' (K + sigma^2 I)^{-1} k
+* log evidence, eq. (16):    ln p(y) = -1/2 y'(K + sigma^2 I)^{-1} y - 1/2 ln det(K + sigma^2 I) - l/2 ln(2 pi)
 """
 
 from __future__ import annotations
@@ -16,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from ._validation import as_matrix, as_scalar, as_vector
+from ._validation import as_cross_kernel, as_float_array, as_gram, as_matrix, as_scalar, as_vector
 
-__all__ = ["ridge", "ridge_dual", "mse"]
+__all__ = ["ridge", "ridge_dual", "mse", "kernel_ridge", "gp_posterior", "log_evidence"]
 
 
 def _check_problem(X, y, gamma):
@@ -65,3 +72,127 @@ def mse(y_true, y_pred) -> float:
     y_true = as_vector(y_true, "y_true")
     y_pred = as_vector(y_pred, "y_pred", length=y_true.shape[0], length_of="y_true")
     return float(np.mean((y_true - y_pred) ** 2))
+
+
+# --- Kernel ridge and Gaussian-process regression (sections 1.2 and 1.3) ---------------------------
+
+
+def kernel_ridge(K, y, gamma: float) -> np.ndarray:
+    """Kernel ridge regression, eq. (5): alpha = (K + gamma l I)^{-1} y (shape (l,)).
+
+    K is the (l, l) Gram matrix of the training points (symmetric positive
+    semi-definite), y the l targets, gamma >= 0 the regulariser.  Predict with
+    eq. (6): f(x_test) = sum_i K(x_i, x_test) alpha_i, i.e. ``K_test @ alpha``.
+
+    gamma = 0 is allowed, to see what happens without regularisation: an RBF
+    Gram matrix is then numerically singular and the least-squares
+    (minimum-norm) solution is returned instead of a Cholesky failure.
+    """
+    K = as_gram(K, "K")
+    y = as_vector(y, "y", length=K.shape[0], length_of="K")
+    gamma = as_scalar(gamma, "gamma", low=0.0)
+    n_points = K.shape[0]
+    return _solve_spd(K + gamma * n_points * np.eye(n_points), y)
+
+
+def _as_noise_variances(sigma2) -> np.ndarray:
+    """sigma2 as a finite, strictly positive float array of 0 or 1 dimensions."""
+    if isinstance(sigma2, (bool, str)) or sigma2 is None:
+        raise TypeError(f"sigma2 must be a positive number or a 1-d array of them, got {sigma2!r}")
+    values = as_float_array(sigma2, "sigma2", ndim=(0, 1))
+    if np.any(values <= 0):
+        worst = float(np.min(values))
+        raise ValueError(f"sigma2 (the noise variance) must be > 0, got {worst:.6g}")
+    return values
+
+
+def gp_posterior(K, K_test, k_test_diag, y, sigma2: float):
+    """GP regression: posterior mean (eq. 13) and variance (eq. 14) at the test points.
+
+    K (l, l) is the training Gram matrix, K_test (m, l) the kernel between the
+    m test points and the training points (row j is k' of test point j),
+    k_test_diag (m,) the values K(x_test, x_test) (all ones for the RBF kernel),
+    y the l targets, sigma2 > 0 the noise variance.
+
+    Returns (mean, var), both of shape (m,):
+
+    * mean = K_test (K + sigma^2 I)^{-1} y                               (eq. 13)
+    * var  = k_test_diag - diag(K_test (K + sigma^2 I)^{-1} K_test')     (eq. 14)
+
+    ``var`` is sigma_error^2, the uncertainty about f(x_test) only; a new
+    observation y_test is noisier still, with variance var + sigma2.
+
+    Computed with one Cholesky factorisation C C' = K + sigma^2 I (no inverse):
+    mean = K_test alpha with alpha from two triangular solves, and
+    var = k_test_diag - ||C^{-1} k||^2 column by column.  Rounding can make a
+    variance of a point on top of the data a tiny negative number; it is
+    clipped to 0, as scikit-learn does.
+    """
+    K = as_gram(K, "K")
+    n_points = K.shape[0]
+    K_test = as_cross_kernel(K_test, n_points, "K_test")
+    k_test_diag = as_vector(k_test_diag, "k_test_diag", length=K_test.shape[0], length_of="K_test")
+    y = as_vector(y, "y", length=n_points, length_of="K")
+    sigma2 = _as_noise_variances(sigma2)
+    if sigma2.ndim != 0:
+        raise ValueError(f"sigma2 must be a single number for gp_posterior, got shape {sigma2.shape}")
+    cholesky = _cholesky_with_noise(K, float(sigma2))
+    alpha = scipy.linalg.cho_solve((cholesky, True), y)
+    mean = K_test @ alpha
+    whitened = scipy.linalg.solve_triangular(cholesky, K_test.T, lower=True)  # C^{-1} k for every test point
+    var = k_test_diag - np.sum(whitened**2, axis=0)
+    return mean, np.maximum(var, 0.0)
+
+
+def _cholesky_with_noise(K, sigma2: float) -> np.ndarray:
+    """Lower Cholesky factor of K + sigma2 I, with a clear error when it does not exist."""
+    try:
+        return scipy.linalg.cholesky(K + sigma2 * np.eye(K.shape[0]), lower=True)
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgError) as err:
+        raise ValueError(
+            f"K + sigma2 I is not positive definite for sigma2 = {sigma2:.3g}; "
+            f"smallest eigenvalue of K is {float(np.linalg.eigvalsh(K)[0]):.3g}"
+        ) from err
+
+
+def _gram_eigen(K, name: str = "K"):
+    """Eigenvalues (clipped at 0) and eigenvectors of a PSD Gram matrix, checked for definiteness."""
+    K = as_gram(K, name, psd=False)  # finite, square, symmetric; definiteness judged below
+    eigenvalues, eigenvectors = scipy.linalg.eigh(K)
+    scale = max(float(np.max(np.abs(K))), 1e-300)
+    if eigenvalues[0] < -1e-8 * scale * K.shape[0]:
+        raise ValueError(
+            f"{name} must be positive semi-definite, but its smallest eigenvalue is {eigenvalues[0]:.3g}"
+        )
+    # Rounding leaves eigenvalues of order -1e-16 * ||K|| where the true ones are 0.
+    return np.maximum(eigenvalues, 0.0), eigenvectors
+
+
+def log_evidence(K, y, sigma2):
+    """Log evidence ln p(y) of eq. (16), for one noise variance or many.
+
+    ln p(y) = -1/2 y'(K + sigma^2 I)^{-1} y - 1/2 ln det(K + sigma^2 I) - (l/2) ln(2 pi)
+
+    With the eigendecomposition K = U diag(lambda) U' and z = U'y, the matrix
+    K + sigma^2 I has eigenvalues lambda_i + sigma^2 and the same eigenvectors, so
+
+    ln p(y) = -1/2 sum_i z_i^2 / (lambda_i + sigma^2) - 1/2 sum_i ln(lambda_i + sigma^2) - (l/2) ln(2 pi).
+
+    One O(l^3) decomposition serves every sigma^2; each value then costs O(l).
+    No inverse is formed and the log-determinant is a sum of logs of positive
+    numbers, so it stays accurate for sigma^2 down to 1e-6 and below, where
+    det(K + sigma^2 I) itself underflows to 0.
+
+    sigma2 is a positive number (returns a float) or a 1-d array of them
+    (returns an array of the same length).
+    """
+    eigenvalues, eigenvectors = _gram_eigen(K)
+    n_points = eigenvalues.shape[0]
+    y = as_vector(y, "y", length=n_points, length_of="K")
+    sigma2 = _as_noise_variances(sigma2)
+    projections = eigenvectors.T @ y  # z = U'y: y in the eigenbasis of K
+    shifted = eigenvalues[None, :] + np.atleast_1d(sigma2)[:, None]  # (n_sigma2, l): lambda_i + sigma^2
+    data_fit = np.sum(projections[None, :] ** 2 / shifted, axis=1)
+    log_determinant = np.sum(np.log(shifted), axis=1)
+    values = -0.5 * data_fit - 0.5 * log_determinant - 0.5 * n_points * np.log(2 * np.pi)
+    return float(values[0]) if sigma2.ndim == 0 else values
