@@ -5,3 +5,4 @@ One module per family, re-exported here so that ``kgslab.data.linear_data`` etc.
 
 from ._paths import DATA_DIR
 from .synthetic import *  # noqa: F401,F403
+from .classification import *  # noqa: F401,F403
