@@ -108,7 +108,7 @@ def _epoch_orders(m: int, max_epochs: int, shuffle: bool, random_state):
     """The order of the examples in each epoch: 0..m-1, or a fresh permutation per epoch."""
     rng = as_generator(random_state) if shuffle else None
     for _ in range(max_epochs):
-        yield rng.permutation(m) if shuffle else range(m)
+        yield rng.permutation(m) if shuffle else np.arange(m)
 
 
 def perceptron(X, y, max_epochs: int = DEFAULT_MAX_EPOCHS, *, shuffle: bool = False, random_state=None):
@@ -163,12 +163,21 @@ def kernel_perceptron(K, y, a: float = 0.0, max_epochs: int = DEFAULT_MAX_EPOCHS
     mistakes_per_epoch, alpha_history = [], []
     converged = False
     for order in _epoch_orders(m, max_epochs, shuffle, random_state):
-        mistakes = 0
-        for i in order:
-            if y[i] * decision[i] <= 0:
-                alpha[i] += 1
-                decision += y[i] * gram[:, i]
-                mistakes += 1
+        order = np.asarray(order)
+        mistakes, position = 0, 0
+        while position < m:
+            # Skip ahead to the next mistake in this epoch's order: f only changes on an
+            # update, so one vectorised test finds it (O(m), the cost an update has anyway).
+            rest = order[position:]
+            wrong = np.flatnonzero(y[rest] * decision[rest] <= 0)
+            if wrong.size == 0:
+                break
+            position += int(wrong[0])
+            i = order[position]
+            alpha[i] += 1
+            decision += y[i] * gram[:, i]
+            mistakes += 1
+            position += 1
         mistakes_per_epoch.append(mistakes)
         alpha_history.append(alpha.copy())
         if mistakes == 0:

@@ -25,7 +25,7 @@ import scipy.linalg
 
 from ._validation import as_cross_kernel, as_float_array, as_gram, as_matrix, as_scalar, as_vector
 
-__all__ = ["ridge", "ridge_dual", "mse", "kernel_ridge", "gp_posterior", "log_evidence"]
+__all__ = ["ridge", "ridge_dual", "mse", "ridge_errors", "kernel_ridge", "gp_posterior", "log_evidence"]
 
 
 def _check_problem(X, y, gamma):
@@ -72,6 +72,24 @@ def mse(y_true, y_pred) -> float:
     y_true = as_vector(y_true, "y_true")
     y_pred = as_vector(y_pred, "y_pred", length=y_true.shape[0], length_of="y_true")
     return float(np.mean((y_true - y_pred) ** 2))
+
+
+def ridge_errors(X_train, y_train, X_test, y_test, gammas):
+    """Training and test MSE of primal ridge regression for each gamma (Exercise 1).
+
+    Returns two arrays (train_mse, test_mse), one entry per gamma.
+    """
+    X_train = as_matrix(X_train, "X_train")
+    X_test = as_matrix(X_test, "X_test")
+    if X_test.shape[1] != X_train.shape[1]:
+        raise ValueError(f"X_test must have {X_train.shape[1]} columns like X_train, got shape {X_test.shape}")
+    gammas = np.atleast_1d(np.asarray(gammas, dtype=float))
+    train_mse, test_mse = [], []
+    for gamma in gammas:
+        w = ridge(X_train, y_train, gamma)
+        train_mse.append(mse(y_train, X_train @ w))
+        test_mse.append(mse(y_test, X_test @ w))
+    return np.array(train_mse), np.array(test_mse)
 
 
 # --- Kernel ridge and Gaussian-process regression (sections 1.2 and 1.3) ---------------------------

@@ -98,6 +98,7 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
             got = student(*case.args, **case.kwargs)
         except NotImplementedError:
             print(f"{title}: not attempted yet ({name} still raises NotImplementedError).")
+            print(f"  That's fine: write {name} above and run this cell again when you are ready.")
             print(fallback)
             return reference
         except Exception as err:  # the student's code may fail in any way; report it, don't crash
@@ -108,10 +109,11 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
             return reference
         problem = compare(expected, got)
         if problem:
-            print(f"{title}: ✘ wrong on test {number} ({case.label}): {problem}")
+            print(f"{title}: ✘ not yet right on test {number} ({case.label}): {problem}")
             if hint:
                 print(f"  Hint: {hint}")
             print(fallback)
             return reference
-    print(f"{title}: ✔ correct on all {len(cases)} tests. Using your {name}.")
+    tests = "the test" if len(cases) == 1 else f"all {len(cases)} tests"
+    print(f"{title}: ✔ correct on {tests}. Using your {name}.")
     return student

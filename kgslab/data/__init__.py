@@ -6,3 +6,4 @@ One module per family, re-exported here so that ``kgslab.data.linear_data`` etc.
 from ._paths import DATA_DIR
 from .synthetic import *  # noqa: F401,F403
 from .classification import *  # noqa: F401,F403
+from .corpus import *  # noqa: F401,F403

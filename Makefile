@@ -1,0 +1,54 @@
+# kgslab: the README's two commands are `make lab` and `make test`.
+# Both create .venv (python3 -m venv + pip install -e ".[test]") when it is missing.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# Two workers: one notebook kernel per core.
+XDIST := -n 2
+
+.PHONY: lab test unit nbval-solutions nbval-notebooks notebooks check-notebooks bench data run-solutions clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+test: $(STAMP) unit nbval-solutions nbval-notebooks
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest $(XDIST) tests
+
+# Solutions: every stored output is compared (images and widget views excepted).
+nbval-solutions: $(STAMP)
+	$(BIN)/python -m pytest $(XDIST) --nbval $(NBVAL) solutions
+
+# Student copies have no outputs: they are run for errors, with every exercise blank.
+nbval-notebooks: $(STAMP)
+	$(BIN)/python -m pytest $(XDIST) --nbval-lax $(NBVAL) notebooks
+
+notebooks: $(STAMP)
+	$(BIN)/python -m kgslab.release --tag
+	$(BIN)/python -m kgslab.release
+
+check-notebooks: $(STAMP)
+	$(BIN)/python -m kgslab.release --check
+
+# Re-run the solutions and store their outputs (KGSLAB_FULL=1 for the paper-sized experiments).
+run-solutions: $(STAMP)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=3600 solutions/[0-9][0-9]_*.ipynb
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+data: $(STAMP)
+	$(BIN)/python -m kgslab.data build
+
+clean:
+	rm -rf $(VENV) .pytest_cache

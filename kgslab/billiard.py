@@ -1,0 +1,413 @@
+"""The kernel billiard and Bayesian transduction (seed 002, Graepel, Herbrich and Obermayer, NIPS 1999).
+
+Version space and volume (section 3.1)
+--------------------------------------
+A kernel perceptron is f(x) = sign <w, phi(x)> with w = sum_i alpha_i phi(x_i) and ||w|| = 1.  Its version
+space is the piece of the unit sphere where every training point is classified correctly,
+
+    V(S) = { w : ||w|| = 1,  y_i <w, phi(x_i)> > 0  for i = 1..l },                         (eq. 2)
+
+a convex polytope on the sphere whose walls are the great spheres <w, phi(x_i)> = 0.  A test point x cuts it
+into V+ (perceptrons saying +1) and V- (saying -1); under a uniform prior on w the probability of the label
++1 is the volume ratio p+ = V+ / V, the label is argmax_y p^y (eq. 6) and the transductive confidence is
+
+    c_trans = 2 max(p+, p-) - 1  in [0, 1].                                                  (eq. 7)
+
+The billiard (section 3.2)
+--------------------------
+A ball flies through version space and bounces off its walls; if the flight is ergodic, the fraction of
+flight length spent in V+ converges to p+.  The state is the position w and the direction v, both linear
+combinations of the training points (the vectors `alpha` and `beta`).  The kit flies the ball along the
+exact great circle w(t) = cos(t) w + sin(t) v (v a unit tangent, <w, v> = 0), which is the path the paper's
+w' = (w + tau v) / ||w + tau v|| traces, with the arc length t as the flight time:
+
+* the projection on any point x_j along the flight is  a_j cos t + b_j sin t,  a_j = <w, phi(x_j)>,
+  b_j = <v, phi(x_j)>, so the flight time to wall j (step 2's tau_j) is the closed form
+  t_j = atan2(y_j a_j, -y_j b_j) in [0, pi];
+* the ball moves to the nearest wall c (step 3) and reflects,  v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2;
+* a test point is not a wall: the ball flies on and only the label region changes; the flight is split at
+  the test point's own flight time and each part is added to V+ or V- of that test point.  So one trajectory
+  serves every test point (the paper's "one trajectory can be calculated in advance").
+
+Every <w, phi(x_j)> and <v, phi(x_j)>, for training and test points, is kept up to date incrementally: a flight
+is a rotation in the (w, v) plane, so (a, b) <- (cos t a + sin t b, -sin t a + cos t b); a reflection at c
+subtracts a multiple of column c of the kernel.  A bounce costs O(l + m) instead of the O(l (l + m)) of
+recomputing K alpha, and the paper's total O(n l (l + m)) becomes O(n (l + m)) plus the set-up.
+
+Where the kit departs from the paper
+------------------------------------
+* A pure billiard can be trapped on a periodic orbit and never visit part of version space.  The kit
+  refreshes the direction at random times, a Poisson clock in arc length, the new direction isotropic in the
+  span of the training points (tangent to the sphere).  The uniform measure on (position, direction) is
+  invariant under both the billiard flow and this refresh, and the refresh makes the walk ergodic.
+* On the exact great circle a wall always lies ahead within half a circle (every great circle meets every
+  wall), so the paper's "tau_c -> infinity" case (no wall within a quarter circle, where the straight line
+  w + tau v never meets one) is just a longer flight here; random new directions come from the refresh.
+  Only when the span has no tangent direction at all (rank K = 1) does the ball stay where it is.
+* The flight before the first `burn_in` bounces (from the hard-margin start, which sits near the centre)
+  is not counted; it also measures the mean flight length that sets the refresh clock.
+
+Stopping rule (eq. 8, Hoeffding): P(mean of n fractions - p+ >= epsilon) <= exp(-2 n epsilon^2) = eta, so
+n = ln(1/eta) / (2 epsilon^2) bounces; epsilon = 0.05 and eta = 0.01 give n = 922, the paper's "about 1000".
+
+Soft version (section 5): with lam > 0 the training kernel is K + lam I, i.e. each training point gets a
+private extra feature sqrt(lam) e_i, which lets the ball through walls of points that cannot be separated.
+Test points have no private feature, so the cross-kernel is used as given.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import linprog, minimize
+
+from ._estimator import KernelClassifier
+from ._validation import (as_cross_kernel, as_generator, as_gram, as_pm1_labels, as_positive_int,
+                          as_scalar)
+
+__all__ = ["hoeffding_bounces", "hoeffding_epsilon", "version_space_start", "KernelBilliard",
+           "billiard_probabilities", "transductive_confidence", "BayesianTransduction"]
+
+# Eigen-directions of K below this fraction of the largest eigenvalue are treated as numerical noise:
+# a random direction along them would carry huge coefficients and only rounding error.
+SPAN_RTOL = 1e-10
+
+
+def hoeffding_bounces(epsilon: float = 0.05, eta: float = 0.01) -> int:
+    """Bounces n for which eq. (8) guarantees P(|estimate - p+| >= epsilon) <= eta: n = ln(1/eta) / (2 eps^2).
+
+    >>> hoeffding_bounces(0.05, 0.01)   # the paper's "n of about 1000"
+    922
+    """
+    epsilon = as_scalar(epsilon, "epsilon", low=0.0, high=1.0, low_open=True)
+    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
+    return int(math.ceil(math.log(1.0 / eta) / (2.0 * epsilon ** 2)))
+
+
+def hoeffding_epsilon(n_bounces, eta: float = 0.01):
+    """The deviation eq. (8) allows after n bounces: epsilon = sqrt(ln(1/eta) / (2 n)) (array-friendly)."""
+    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
+    return np.sqrt(np.log(1.0 / eta) / (2.0 * np.asarray(n_bounces, dtype=float)))
+
+
+def _check_gram_and_span(K, lam):
+    """Return (training Gram K + lam I, eigenvalues kept, eigenvectors kept) after the PSD check."""
+    gram = as_gram(K, "K", psd=False)
+    gram = gram + lam * np.eye(gram.shape[0]) if lam > 0 else gram.copy()
+    eigenvalues, eigenvectors = np.linalg.eigh((gram + gram.T) / 2)
+    scale = max(float(np.max(np.abs(gram))), 1e-300)
+    if eigenvalues[0] < -1e-8 * scale * gram.shape[0]:
+        raise ValueError(
+            f"K must be positive semi-definite, but its smallest eigenvalue is {eigenvalues[0]:.3g}"
+            + (f" (after adding lam = {lam:g})" if lam > 0 else ""))
+    keep = eigenvalues > SPAN_RTOL * max(eigenvalues[-1], 1e-300)
+    return gram, eigenvalues[keep], eigenvectors[:, keep]
+
+
+def version_space_start(K, y, *, lam: float = 0.0) -> np.ndarray:
+    """A point inside version space: the hard-margin perceptron without bias, returned as unit-norm alpha.
+
+    Solves the dual  max_a  sum_i a_i - 1/2 sum_ij a_i a_j y_i y_j K_ij,  a >= 0  (L-BFGS-B), so that
+    alpha = a * y gives y_i (K alpha)_i >= 1.  If that fails to separate the data, a linear programme decides
+    whether any alpha with y_i (K alpha)_i >= 1 exists; if none does there is no version space and the error
+    suggests the soft version lam > 0.
+    """
+    lam = as_scalar(lam, "lam", low=0.0)
+    gram, _, _ = _check_gram_and_span(K, lam)
+    y = as_pm1_labels(y, "y", length=gram.shape[0])
+    return _start_from_gram(gram, y, lam)
+
+
+def _start_from_gram(gram, y, lam):
+    signed = gram * np.outer(y, y)
+
+    def dual(a):
+        signed_a = signed @ a
+        return 0.5 * a @ signed_a - a.sum(), signed_a - 1.0
+
+    result = minimize(dual, np.zeros(len(y)), jac=True, method="L-BFGS-B",
+                      bounds=[(0.0, None)] * len(y), options={"maxiter": 2000})
+    alpha = result.x * y
+    if np.all(np.isfinite(alpha)) and np.min(y * (gram @ alpha)) > 0:
+        return alpha / math.sqrt(alpha @ gram @ alpha)
+    # The dual did not give a separating alpha: ask a linear programme whether one exists at all.
+    feasibility = linprog(np.zeros(len(y)), A_ub=-(y[:, None] * gram), b_ub=-np.ones(len(y)),
+                          bounds=[(None, None)] * len(y), method="highs")
+    if feasibility.status == 0 and np.min(y * (gram @ feasibility.x)) > 0:
+        alpha = feasibility.x
+        return alpha / math.sqrt(alpha @ gram @ alpha)
+    hint = "increase lam" if lam > 0 else "use the soft version lam > 0 (K + lam I)"
+    raise ValueError(
+        "No version space: no perceptron w = sum_i alpha_i phi(x_i) classifies every training point "
+        f"correctly (K with lam = {lam:g} cannot separate these labels); {hint}, or a kernel of higher capacity.")
+
+
+class KernelBilliard:
+    """The ball, its flight and its bookkeeping (section 3.2 with the kit's incremental projections).
+
+    State: position w = sum alpha_i phi(x_i) and unit tangent direction v = sum beta_i phi(x_i), plus the
+    projections a = <w, phi(x_j)> and b = <v, phi(x_j)> on every training point (`a_train`, `b_train`) and
+    test point (`a_test`, `b_test`), kept up to date at O(l + m) per bounce.  `time_plus[j]` and
+    `time_minus[j]` accumulate the flight length spent where test point j would be labelled +1 / -1.
+
+    Use `billiard_probabilities` for the answer; this class is for looking inside (the notebook draws its
+    trajectory, the tests compare its incremental projections with recomputed ones).
+    """
+
+    def __init__(self, K, y, K_test=None, *, lam: float = 0.0, start=None, refresh_rate: float = 0.0,
+                 random_state=None):
+        self.lam = as_scalar(lam, "lam", low=0.0)
+        self.gram, span_values, span_vectors = _check_gram_and_span(K, self.lam)
+        n_train = self.gram.shape[0]
+        self.y = as_pm1_labels(y, "y", length=n_train)
+        if K_test is None:
+            K_test = np.zeros((0, n_train))
+        else:
+            K_test = as_cross_kernel(K_test, n_train, "K_test")
+        # Rows of the transposed cross-kernel are contiguous: a reflection at wall c reads row c.
+        self.cross_t = np.ascontiguousarray(K_test.T)
+        self.diagonal = np.diag(self.gram).copy()
+        self.rng = as_generator(random_state)
+        self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0)
+        # Isotropic directions in the span: z = sum_k g_k e_k with the orthonormal basis
+        # e_k = sum_i U_ik phi(x_i) / sqrt(s_k); its training projections are U (sqrt(s) * g).
+        self._span_coefficients = span_vectors / np.sqrt(span_values)
+        self._span_projections = span_vectors * np.sqrt(span_values)
+        if start is None:
+            start = _start_from_gram(self.gram, self.y, self.lam)
+        self.alpha = np.asarray(start, dtype=float).copy()
+        self.a_train = self.gram @ self.alpha
+        self.a_test = K_test @ self.alpha
+        if np.min(self.y * self.a_train) <= 0:
+            raise ValueError("start must lie inside version space (every y_i <w, phi(x_i)> > 0)")
+        self.n_bounces = 0
+        self.n_refreshes = 0
+        self.arc_length = 0.0
+        self.last_wall = -1
+        self.time_plus = np.zeros(K_test.shape[0])
+        self.time_minus = np.zeros(K_test.shape[0])
+        self._orthonormalise_position()
+        self._new_direction()
+        self._clock = self.rng.exponential(1.0 / self.refresh_rate) if self.refresh_rate > 0 else math.inf
+
+    # ---- keeping w and v an orthonormal pair (O(l + m), with the norms read off the projections) -----
+    def _orthonormalise_position(self):
+        norm = math.sqrt(self.alpha @ self.a_train)
+        self.alpha /= norm
+        self.a_train /= norm
+        self.a_test /= norm
+
+    def _orthonormalise_direction(self):
+        overlap = self.beta @ self.a_train          # <v, w>
+        self.beta -= overlap * self.alpha
+        self.b_train -= overlap * self.a_train
+        self.b_test -= overlap * self.a_test
+        norm = math.sqrt(max(self.beta @ self.b_train, 0.0))
+        if norm < 1e-12:
+            return False
+        self.beta /= norm
+        self.b_train /= norm
+        self.b_test /= norm
+        return True
+
+    def _new_direction(self):
+        """A direction isotropic in the span of the training points, tangent to the sphere at w."""
+        if self._span_coefficients.shape[1] < 2:
+            # rank K = 1: version space is a single point and the ball cannot move.
+            self.beta = np.zeros_like(self.alpha)
+            self.b_train = np.zeros_like(self.a_train)
+            self.b_test = np.zeros_like(self.a_test)
+            return
+        for _attempt in range(20):
+            gaussian = self.rng.standard_normal(self._span_coefficients.shape[1])
+            self.beta = self._span_coefficients @ gaussian
+            self.b_train = self._span_projections @ gaussian
+            self.b_test = self.cross_t.T @ self.beta
+            if self._orthonormalise_direction():
+                return
+        raise RuntimeError("could not draw a direction tangent to the sphere")  # pragma: no cover
+
+    # ---- one flight, one bounce ------------------------------------------------------------------------
+    def wall_times(self):
+        """Flight time (arc length) to every training wall: t_j = atan2(y_j a_j, -y_j b_j) in [0, pi]."""
+        inside = np.maximum(self.y * self.a_train, 0.0)   # rounding can leave a wall at -1e-17
+        times = np.arctan2(inside, -self.y * self.b_train)
+        if self.last_wall >= 0:
+            times[self.last_wall] = math.pi            # just left it: next crossing is half a circle away
+        return times
+
+    def _fly(self, arc):
+        """Move along the great circle by `arc`, crediting each test point's label regions."""
+        if arc <= 0:
+            return
+        if self.a_test.size:
+            # Label of test j is the sign of a cos t + b sin t; it changes at most once on [0, arc < pi],
+            # at the test point's own flight time (the paper's tau for x_{l+1}).
+            side = np.where(self.a_test != 0, np.sign(self.a_test), np.sign(self.b_test))
+            crossing = np.arctan2(side * self.a_test, -side * self.b_test)
+            before = np.minimum(arc, crossing)
+            plus = np.where(side > 0, before, arc - before)
+            plus = np.where(side == 0, 0.5 * arc, plus)  # the test point is orthogonal to the whole plane
+            self.time_plus += plus
+            self.time_minus += arc - plus
+        cos, sin = math.cos(arc), math.sin(arc)
+        for position, direction in ((self.alpha, self.beta), (self.a_train, self.b_train),
+                                    (self.a_test, self.b_test)):
+            new_position = cos * position + sin * direction
+            direction *= cos
+            direction -= sin * position
+            position[:] = new_position
+        self.arc_length += arc
+
+    def _reflect(self, wall):
+        """v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3), and the same for every projection."""
+        step = 2.0 * self.b_train[wall] / self.diagonal[wall]
+        self.beta[wall] -= step
+        self.b_train -= step * self.gram[wall]
+        self.b_test -= step * self.cross_t[wall]
+        self.last_wall = wall
+        self.n_bounces += 1
+
+    def step(self):
+        """Fly to the next event (a wall or a refresh of the direction); return the arc flown."""
+        if not self.b_train.any():                     # no direction to move in (rank K = 1)
+            self._fly_still(1.0)
+            self.n_bounces += 1
+            return 0.0
+        times = self.wall_times()
+        wall = int(np.argmin(times))
+        arc = float(times[wall])
+        if self._clock < arc:
+            arc = self._clock
+            self._fly(arc)
+            self._orthonormalise_position()
+            self._new_direction()
+            self.n_refreshes += 1
+            self.last_wall = -1
+            self._clock = self.rng.exponential(1.0 / self.refresh_rate)
+            return arc
+        self._fly(arc)
+        self._clock -= arc
+        self._reflect(wall)
+        self._orthonormalise_position()
+        if not self._orthonormalise_direction():   # v came out parallel to w: start afresh
+            self._new_direction()
+        return arc
+
+    def _fly_still(self, weight):
+        plus = np.where(self.a_test > 0, weight, np.where(self.a_test == 0, 0.5 * weight, 0.0))
+        self.time_plus += plus
+        self.time_minus += weight - plus
+
+    def run(self, n_bounces: int, record: bool = False):
+        """Bounce `n_bounces` times; with `record`, return the (alpha, beta) at every event as two arrays."""
+        n_bounces = as_positive_int(n_bounces, "n_bounces", minimum=0)
+        alphas, betas = [self.alpha.copy()], [self.beta.copy()]
+        target = self.n_bounces + n_bounces
+        while self.n_bounces < target:
+            self.step()
+            if record:
+                alphas.append(self.alpha.copy())
+                betas.append(self.beta.copy())
+        if record:
+            return np.array(alphas), np.array(betas)
+        return None
+
+    def reset_times(self):
+        """Forget the flight credited so far (after the burn-in)."""
+        self.time_plus[:] = 0.0
+        self.time_minus[:] = 0.0
+
+    @property
+    def p_plus(self) -> np.ndarray:
+        """V+ / (V+ + V-) for every test point."""
+        total = self.time_plus + self.time_minus
+        return np.divide(self.time_plus, total, out=np.full_like(total, 0.5), where=total > 0)
+
+
+def billiard_probabilities(K, y, K_test, n_bounces: int = 1000, *, lam: float = 0.0, epsilon=None,
+                           eta: float = 0.01, burn_in: int = 100, refresh_every=None, random_state=None,
+                           start=None) -> np.ndarray:
+    """p+ for every test point: the fraction of flight length spent where sign <w, phi(x_test)> = +1.
+
+    K (l, l) is the training kernel, y the labels (+-1 or 0/1), K_test (m, l) the cross-kernel.  One
+    trajectory of `n_bounces` wall bounces serves every test point.  With `epsilon` given, the number of
+    bounces comes from Hoeffding's rule (eq. 8) with confidence 1 - eta instead of `n_bounces`.
+
+    lam > 0 is the soft version (K + lam I).  The direction is refreshed on a Poisson clock in arc length
+    whose rate gives on average one refresh per `refresh_every` bounces (default max(50, l), which keeps
+    the amortised cost of a bounce at O(l + m)); the rate is set from the mean flight length of the
+    `burn_in` bounces, which are not counted.  With burn_in = 0 there is no refresh.
+    """
+    lam = as_scalar(lam, "lam", low=0.0)
+    if epsilon is not None:
+        n_bounces = hoeffding_bounces(epsilon, eta)
+    n_bounces = as_positive_int(n_bounces, "n_bounces", minimum=1)
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    ball = KernelBilliard(K, y, K_test, lam=lam, start=start, random_state=random_state)
+    if refresh_every is None:
+        refresh_every = max(50, ball.gram.shape[0])
+    refresh_every = as_scalar(refresh_every, "refresh_every", low=0.0, low_open=True)
+    if burn_in > 0:
+        ball.run(burn_in)
+        mean_flight = ball.arc_length / burn_in
+        if mean_flight > 0:
+            ball.refresh_rate = 1.0 / (refresh_every * mean_flight)
+            ball._clock = ball.rng.exponential(1.0 / ball.refresh_rate)
+        ball.reset_times()
+    ball.run(n_bounces)
+    return ball.p_plus
+
+
+def transductive_confidence(p_plus) -> np.ndarray:
+    """c_trans = 2 max(p+, p-) - 1 (eq. 7)."""
+    p_plus = np.asarray(p_plus, dtype=float)
+    return 2.0 * np.maximum(p_plus, 1.0 - p_plus) - 1.0
+
+
+class BayesianTransduction(KernelClassifier):
+    """Bayesian transduction by the kernel billiard: labels by argmax p^y (eq. 6), confidence by eq. (7).
+
+    `fit` checks that version space exists and finds the starting point; each call of `predict`,
+    `predict_proba` or `confidence` runs one billiard trajectory for all the points it is given.  The
+    trajectory depends only on the training data and the seed drawn at fit time, never on the test points,
+    so a point gets the same p+ whichever batch it comes in.
+    """
+
+    def __init__(self, n_bounces=1000, lam=0.0, kernel="precomputed", L=1.0, burn_in=100,
+                 refresh_every=None, random_state=None):
+        self.n_bounces = n_bounces
+        self.lam = lam
+        self.kernel = kernel
+        self.L = L
+        self.burn_in = burn_in
+        self.refresh_every = refresh_every
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        as_positive_int(self.n_bounces, "n_bounces", minimum=1)
+        lam = as_scalar(self.lam, "lam", low=0.0)
+        gram, y_pm1 = self._fit_inputs(X, y, psd=False)
+        self.gram_, self.y_ = gram, y_pm1
+        self.start_ = version_space_start(gram, y_pm1, lam=lam)
+        self.seed_ = int(as_generator(self.random_state).integers(2**31 - 1))
+        return self
+
+    def _p_plus(self, K_test):
+        return billiard_probabilities(self.gram_, self.y_, K_test, self.n_bounces, lam=self.lam,
+                                      burn_in=self.burn_in, refresh_every=self.refresh_every,
+                                      random_state=self.seed_, start=self.start_)
+
+    def _decision_gram(self, K_test):
+        # p+ - 1/2: positive exactly when classes_[1] is the more probable label.
+        return self._p_plus(K_test) - 0.5
+
+    def predict_proba(self, X):
+        """Columns (p-, p+): the estimated volume ratios for classes_[0] and classes_[1]."""
+        p_plus = self._p_plus(self._cross_kernel(X))
+        return np.column_stack([1.0 - p_plus, p_plus])
+
+    def confidence(self, X):
+        """c_trans = 2 max(p+, p-) - 1 (eq. 7) for every row of X."""
+        return transductive_confidence(self._p_plus(self._cross_kernel(X)))

@@ -1,0 +1,522 @@
+"""The kernel Gibbs sampler (KGS) of Graepel and Herbrich, NIPS 2000 (seed 001).
+
+The model (section 2)
+---------------------
+Hypotheses are unit vectors w in feature space, w = sum_i alpha_i phi(x_i)   (1)
+with ||w||^2 = alpha' K alpha = 1.  The prior P_W is uniform on that sphere and
+each label is flipped with probability q, so the likelihood of w is
+
+    L[w, z] = q^(m R_emp[w, z]) (1 - q)^(m (1 - R_emp[w, z]))                    (3)
+
+where m R_emp[w, z] = #{i : y_i <w, x_i> <= 0} is the number of training
+errors.  The posterior P(w | z) = L[w, z] P_W(w) / E_W[L[W, z]]               (2)
+depends on w only through its training-error count, so it is piecewise
+constant on the sphere: the great circles {w : <w, x_i> = 0} cut the sphere
+into cells and every cell has one value.  q = 0 gives zero mass to every cell
+with an error: the posterior is uniform on version space.
+
+The sampler (section 3, steps 1-9)
+----------------------------------
+From the current w_j draw a direction v uniformly in the tangent space
+{v : <v, w_j> = 0, ||v|| = 1} (step 2).  On the great circle
+w(theta) = cos(theta) w_j + sin(theta) v, training point i has the margin
+
+    y_i <w(theta), x_i> = a_i cos(theta) + b_i sin(theta) = R_i cos(theta - phi_i),
+    a_i = y_i <w_j, x_i>,  b_i = y_i <v, x_i>,  phi_i = atan2(b_i, a_i),
+
+so it crosses zero at exactly two angles (steps 3-4, in closed form): it
+becomes an error at phi_i + pi/2 and correct again at phi_i + 3pi/2.  Sorting
+the 2m angles (step 5) cuts the circle into 2m arcs; walking round the circle
+each crossing changes the error count by +-1, so one cumulative sum gives the
+errors of every arc (step 6) instead of m evaluations per arc.  The posterior
+on the circle is then piecewise uniform: arc k has weight length_k q^e_k
+(1-q)^(m-e_k), computed in log space (step 7), and the new point is
+cos(theta) w_j + sin(theta) v (step 8).  This is hit-and-run on the sphere:
+the circle through w and w' is the same from either end, so the chain is
+reversible with respect to the posterior.
+
+How it is carried out in kernel space
+-------------------------------------
+One eigendecomposition K = U diag(lambda) U' gives coordinates
+Phi = U diag(sqrt(lambda)) with Phi Phi' = K: row i is phi(x_i) written in an
+orthonormal basis of the span of the training points.  A hypothesis is a
+coordinate vector c (w = Phi' c, ||w|| = ||c||), so inner products are plain
+dot products and an isotropic direction is a standard normal vector projected
+on the tangent space.  Training outputs are Phi c, and the sampler keeps them
+up to date by the same rotation as c, so one step costs one matrix-vector
+product Phi v plus an O(m log m) sort.  Directions whose eigenvalue is below
+rounding level (lambda < m eps lambda_max) are dropped: they cannot change any
+training output, and since the likelihood depends on w only through the signs
+of the outputs, the direction of the kept part of w has the same posterior as
+on the full sphere.  Back in the paper's expansion, alpha = U diag(1/sqrt(lambda)) c.
+
+Uses (section 4): transduction by the vote (eq. 4), the Bayes point (eq. 5),
+the binary entropy of a candidate point for active learning and the evidence
+E_W[L[W, z]] for model selection; `BayesPointMachine` wraps them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+from scipy.integrate import cumulative_simpson
+from scipy.optimize import linprog, minimize
+
+from ._estimator import KernelClassifier
+from ._validation import (
+    as_cross_kernel,
+    as_generator,
+    as_gram,
+    as_matrix,
+    as_pm1_labels,
+    as_positive_int,
+    as_scalar,
+    as_vector,
+)
+
+__all__ = [
+    "kernel_coordinates",
+    "crossing_angles",
+    "arc_errors_by_sweep",
+    "arc_errors_direct",
+    "sample_angle",
+    "gibbs_step",
+    "gibbs_sample",
+    "vote",
+    "binary_entropy",
+    "training_errors",
+    "log_likelihood",
+    "log_evidence",
+    "consistent_start",
+    "quadratic_svm",
+    "BayesPointMachine",
+]
+
+TWO_PI = 2.0 * np.pi
+
+
+# ---------------------------------------------------------------------------
+# Coordinates of the training points: one eigendecomposition of K
+# ---------------------------------------------------------------------------
+def kernel_coordinates(K, name: str = "K"):
+    """Return (features, to_alpha): features Phi (m, r) with Phi Phi' = K, and the map back to alpha.
+
+    A hypothesis with coordinates c (unit vector in R^r) is w = sum_i alpha_i phi(x_i)
+    with alpha = to_alpha @ c, and alpha' K alpha = c' c.  r is the numerical rank of K.
+    """
+    gram = as_gram(K, name, psd=True)
+    diagonal = np.diag(gram)
+    if np.any(diagonal <= 0):
+        first = int(np.argmax(diagonal <= 0))
+        raise ValueError(
+            f"{name}[{first}, {first}] = {diagonal[first]:.3g}: training point {first} has a zero feature "
+            "vector, so every w puts it on the decision boundary; remove it"
+        )
+    eigenvalues, eigenvectors = scipy.linalg.eigh(gram)
+    # The rank rule of numpy.linalg.matrix_rank: smaller eigenvalues are rounding noise.
+    keep = eigenvalues > eigenvalues[-1] * gram.shape[0] * np.finfo(float).eps
+    root = np.sqrt(eigenvalues[keep])
+    features = eigenvectors[:, keep] * root
+    to_alpha = eigenvectors[:, keep] / root
+    return features, to_alpha
+
+
+# ---------------------------------------------------------------------------
+# Steps 3-7: crossing angles, arc errors, the angle
+# ---------------------------------------------------------------------------
+def _angles_from_margins(a, b):
+    """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
+    phase = np.arctan2(b, a)
+    becomes_error = np.mod(phase + 0.5 * np.pi, TWO_PI)
+    becomes_correct = np.mod(phase + 1.5 * np.pi, TWO_PI)
+    return np.concatenate([becomes_error, becomes_correct])
+
+
+def crossing_angles(w_outputs, v_outputs, y):
+    """The 2m angles where the great circle through w in direction v crosses a training hyperplane.
+
+    Steps 3-4 of the KGS in closed form.  w_outputs[i] = <w, x_i>, v_outputs[i] = <v, x_i>
+    with v a unit vector orthogonal to w; on w(theta) = cos(theta) w + sin(theta) v point i
+    has margin y_i <w(theta), x_i> = a_i cos(theta) + b_i sin(theta) = R_i cos(theta - phi_i)
+    with phi_i = atan2(b_i, a_i).  Returns an array of length 2m in [0, 2 pi):
+    entry i is where point i becomes an error (phi_i + pi/2), entry m + i where it
+    becomes correct again (phi_i + 3 pi/2).
+    """
+    y = as_pm1_labels(y, "y")
+    w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
+    v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
+    return _angles_from_margins(y * w_outputs, y * v_outputs)
+
+
+def _sweep(angles):
+    m = angles.shape[0] // 2
+    # Just after theta = 0 point i is an error iff its error interval wraps through 0,
+    # i.e. it becomes correct before it becomes an error.
+    errors_at_start = int(np.count_nonzero(angles[:m] > angles[m:]))
+    order = np.argsort(angles, kind="stable")
+    steps = np.where(order < m, 1, -1)
+    return angles[order], errors_at_start + np.cumsum(steps)
+
+
+def arc_errors_by_sweep(angles):
+    """Step 6 by one sweep: (boundaries, errors) of the 2m arcs of the circle.
+
+    `angles` as returned by `crossing_angles` (first half: becomes an error, second half:
+    becomes correct).  boundaries is the sorted angles; errors[k] is the number of training
+    errors on the arc from boundaries[k] to boundaries[k + 1] (the last arc wraps round to
+    boundaries[0] + 2 pi).  Walking round the circle each crossing flips exactly one point,
+    so the counts are one cumulative sum of +-1 started from the count just after theta = 0:
+    O(m log m) for the sort, instead of O(m) per arc.
+    """
+    angles = as_vector(angles, "angles")
+    if angles.shape[0] % 2:
+        raise ValueError(f"angles must have even length 2m, got {angles.shape[0]}")
+    return _sweep(angles)
+
+
+def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
+    """Step 6 as the paper writes it: evaluate R_emp at the middle of every arc, O(m) per arc.
+
+    The reference against which the sweep is tested and benchmarked.  Returns error counts.
+    """
+    y = as_pm1_labels(y, "y")
+    boundaries = as_vector(boundaries, "boundaries")
+    ends = np.append(boundaries[1:], boundaries[0] + TWO_PI)
+    middles = 0.5 * (boundaries + ends)
+    margins = y * (np.cos(middles)[:, None] * w_outputs[None, :] + np.sin(middles)[:, None] * v_outputs[None, :])
+    return np.count_nonzero(margins <= 0, axis=1)
+
+
+def _log_arc_weights(lengths, errors, n_points, q):
+    """log of length * q^e (1-q)^(m-e) per arc (eq. 3 times the uniform prior), up to a constant."""
+    with np.errstate(divide="ignore"):
+        log_lengths = np.log(lengths)
+    if q == 0.0:
+        # Version space only: arcs with an error have weight exactly zero.
+        return np.where(errors == 0, log_lengths, -np.inf)
+    # e log q + (m - e) log(1-q) = e log(q / (1-q)) + constant; log space keeps q^e from underflowing.
+    return log_lengths + errors * (np.log(q) - np.log1p(-q))
+
+
+def sample_angle(boundaries, errors, q, rng):
+    """Step 7: draw theta from the piecewise-uniform density on the circle.
+
+    Arc k (boundaries[k] .. boundaries[k+1], wrapping) has probability proportional to
+    its length times q^errors[k] (1-q)^(m-errors[k]) (eq. 3); within the arc theta is uniform.
+    """
+    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
+    log_weights = _log_arc_weights(lengths, np.asarray(errors), boundaries.shape[0] // 2, q)
+    top = np.max(log_weights)
+    if not np.isfinite(top):
+        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
+    cumulative = np.cumsum(np.exp(log_weights - top))
+    u_arc, u_within = rng.random(2)
+    arc = min(int(np.searchsorted(cumulative, u_arc * cumulative[-1], side="right")), len(lengths) - 1)
+    return float(np.mod(boundaries[arc] + u_within * lengths[arc], TWO_PI))
+
+
+def _random_tangent(coords, rng):
+    """A unit vector uniform in the tangent space at `coords` (isotropic Gaussian, projected)."""
+    direction = rng.standard_normal(coords.shape[0])
+    direction -= (direction @ coords) * coords
+    return direction / np.linalg.norm(direction)
+
+
+def gibbs_step(features, y, coords, q, rng, margins=None):
+    """One full KGS step (steps 2-8) from unit coordinates `coords`; returns a dict of its parts.
+
+    Keys: direction, angles (2m crossing angles), boundaries, errors (per arc), theta,
+    coords (the new point), margins (y_i <w_new, x_i>).  `margins` may be passed in to
+    save the product features @ coords.  Used by the sampler and to draw Figure 2.
+    """
+    if margins is None:
+        margins = y * (features @ coords)
+    direction = _random_tangent(coords, rng)
+    direction_margins = y * (features @ direction)  # the one matrix-vector product of the step
+    angles = _angles_from_margins(margins, direction_margins)
+    boundaries, errors = _sweep(angles)
+    theta = sample_angle(boundaries, errors, q, rng)
+    cos_t, sin_t = np.cos(theta), np.sin(theta)
+    new_coords = cos_t * coords + sin_t * direction
+    new_margins = cos_t * margins + sin_t * direction_margins
+    norm = np.linalg.norm(new_coords)  # 1 up to rounding; dividing keeps it so over long chains
+    return {"direction": direction, "direction_margins": direction_margins, "angles": angles,
+            "boundaries": boundaries, "errors": errors, "theta": theta,
+            "coords": new_coords / norm, "margins": new_margins / norm}
+
+
+# ---------------------------------------------------------------------------
+# Step 1: a starting point
+# ---------------------------------------------------------------------------
+def consistent_start(features, y):
+    """A point of version space (every training point correct), or a ValueError if there is none.
+
+    Solves the linear programme  max t  s.t.  y_i <Phi_i, c> >= t,  -1 <= c_k <= 1:
+    a hard-margin solution in the max-norm, whose optimum t > 0 exactly when some w
+    classifies every training point correctly.  Returns unit coordinates c.
+    """
+    features = as_matrix(features, "features")
+    y = as_pm1_labels(y, "y", length=features.shape[0])
+    m, r = features.shape
+    constraints = np.hstack([-(y[:, None] * features), np.ones((m, 1))])  # t - y_i Phi_i c <= 0
+    cost = np.zeros(r + 1)
+    cost[-1] = -1.0
+    result = linprog(cost, A_ub=constraints, b_ub=np.zeros(m), bounds=[(-1.0, 1.0)] * r + [(None, 1.0)],
+                     method="highs")
+    if result.status != 0:
+        raise RuntimeError(f"the version-space linear programme failed: {result.message}")
+    coords = result.x[:r]
+    norm = np.linalg.norm(coords)
+    margin = result.x[-1] / norm if norm > 0 else 0.0
+    scale = float(np.max(np.linalg.norm(features, axis=1)))
+    if margin <= 1e-9 * scale:
+        raise ValueError(
+            "q = 0 samples version space, but no w classifies every training point correctly "
+            f"(largest normalised margin {margin:.3g}): use q > 0, or a kernel that separates the data"
+        )
+    return coords / norm
+
+
+def _default_start(features, y, rng):
+    """Start for q > 0: the direction of sum_i y_i phi(x_i) (a class-mean classifier)."""
+    coords = features.T @ y
+    norm = np.linalg.norm(coords)
+    if norm < 1e-12 * np.sqrt(np.sum(features**2)):
+        coords = rng.standard_normal(features.shape[1])
+        norm = np.linalg.norm(coords)
+    return coords / norm
+
+
+# ---------------------------------------------------------------------------
+# The sampler
+# ---------------------------------------------------------------------------
+def _check_q(q, allow_half=False):
+    return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
+
+
+def _run_chain(features, y, q, n_samples, burn_in, thin, rng, start=None):
+    """Coordinates (n_samples, r) of the chain after burn_in steps, one kept every `thin` steps."""
+    m, rank = features.shape
+    if start is not None:
+        coords = start
+    elif q == 0.0:
+        coords = consistent_start(features, y)
+    else:
+        coords = _default_start(features, y, rng)
+    samples = np.empty((n_samples, rank))
+    if rank == 1:
+        # The "sphere" in one dimension is the two points +-c: draw the sign exactly.
+        base = np.sign(features[:, 0] * y)
+        errors = np.array([np.count_nonzero(base <= 0), np.count_nonzero(-base <= 0)])
+        log_weights = _log_arc_weights(np.ones(2), errors, m, q)
+        p_plus = 1.0 / (1.0 + np.exp(log_weights[1] - log_weights[0]))
+        signs = np.where(rng.random(n_samples) < p_plus, 1.0, -1.0)
+        return signs[:, None]
+    margins = y * (features @ coords)
+    kept = 0
+    for step in range(burn_in + n_samples * thin):
+        state = gibbs_step(features, y, coords, q, rng, margins)
+        coords, margins = state["coords"], state["margins"]
+        if step >= burn_in and (step - burn_in) % thin == thin - 1:
+            samples[kept] = coords
+            kept += 1
+    return samples
+
+
+def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, random_state=None):
+    """Samples from the KGS posterior (eqs. 2-3): alphas of shape (n_samples, m).
+
+    Sample j is w_j = sum_i alphas[j, i] phi(x_i) with alphas[j] @ K @ alphas[j] = 1.
+    K: (m, m) symmetric PSD kernel matrix; y: labels in {-1, +1} (or {0, 1});
+    q in [0, 0.5): the assumed flip rate (q = 0 samples version space uniformly and
+    starts from a hard-margin point, raising a ValueError when there is none);
+    burn_in steps are discarded, then one sample is kept every `thin` steps.
+    Each step costs one matrix-vector product and a sort of 2m angles.
+    """
+    features, to_alpha = kernel_coordinates(K)
+    y = as_pm1_labels(y, "y", length=features.shape[0])
+    q = _check_q(q)
+    n_samples = as_positive_int(n_samples, "n_samples")
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    thin = as_positive_int(thin, "thin")
+    rng = as_generator(random_state)
+    coords = _run_chain(features, y, q, n_samples, burn_in, thin, rng)
+    return coords @ to_alpha.T
+
+
+# ---------------------------------------------------------------------------
+# Section 4: vote, entropy, likelihood, evidence
+# ---------------------------------------------------------------------------
+def vote(alphas, K_test):
+    """p_plus: the fraction of sampled classifiers voting +1 on each test point (eq. 4).
+
+    alphas (n_samples, m) from `gibbs_sample`, K_test (n_test, m).  The transductive
+    label of eq. (4) is sign(2 p_plus - 1); a zero output counts as no vote for +1.
+    """
+    alphas = as_matrix(alphas, "alphas")
+    K_test = as_cross_kernel(K_test, alphas.shape[1])
+    return np.mean(K_test @ alphas.T > 0, axis=1)
+
+
+def binary_entropy(p_plus):
+    """S = -p+ log2 p+ - p- log2 p- in bits (section 4, active learning); 0 log 0 = 0."""
+    p = np.clip(np.asarray(p_plus, dtype=float), 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(p < 1, (1 - p) * np.log2(1 - p), 0.0))
+    return terms
+
+
+def training_errors(outputs, y):
+    """m R_emp: the number of training points with y_i <w, x_i> <= 0, for each row of outputs (n, m)."""
+    outputs = np.atleast_2d(np.asarray(outputs, dtype=float))
+    return np.count_nonzero(np.asarray(y)[None, :] * outputs <= 0, axis=1)
+
+
+def log_likelihood(errors, n_points, q):
+    """ln L[w, z] of eq. (3) from the error count e = m R_emp: e ln q + (m - e) ln(1 - q)."""
+    q = _check_q(q, allow_half=True)
+    errors = np.asarray(errors, dtype=float)
+    if q == 0.0:
+        return np.where(errors == 0, 0.0, -np.inf)
+    return errors * np.log(q) + (n_points - errors) * np.log1p(-q)
+
+
+def _batch_standard_error(values, n_batches=20):
+    """Standard error of the mean of a correlated chain by batch means."""
+    n_batches = min(n_batches, len(values))
+    batches = np.array_split(np.asarray(values, dtype=float), n_batches)
+    means = np.array([batch.mean() for batch in batches])
+    return float(means.std(ddof=1) / np.sqrt(n_batches)) if n_batches > 1 else float("inf")
+
+
+def log_evidence(K, y, q, *, n_rungs: int = 17, n_samples: int = 300, burn_in: int = 100, thin: int = 3,
+                 random_state=None):
+    """ln E_W[L[W, z]] (the denominator of eq. 2) for one or more flip rates q > 0, with standard errors.
+
+    Thermodynamic integration.  Since L depends on w only through the error count e,
+    L[w, z] = (1-q)^m exp(-t e) with t = ln((1-q)/q), and
+        ln E_W[L] = m ln(1-q) + ln Z(t),   ln Z(t) = ln E_W[exp(-t e)] = -int_0^t E_s[e] ds,
+    where E_s is the expectation under exp(-s e) P_W: that is the KGS posterior with flip rate
+    1 / (1 + e^s).  So the KGS itself, run on a ladder of n_rungs equally spaced s from 0 (the
+    prior, where E_0[e] = m/2 exactly) to the largest t, gives the evidence for every q at once.
+    The integral is by cumulative Simpson; the returned standard error combines the Monte-Carlo
+    error (batch means per rung, propagated with the trapezoid weights) and the quadrature error
+    (|trapezoid - Simpson|).  Returns (log_evidence, standard_error), each shaped like q.
+    """
+    features, _ = kernel_coordinates(K)
+    m = features.shape[0]
+    y = as_pm1_labels(y, "y", length=m)
+    q_values = np.atleast_1d(np.asarray(q, dtype=float))
+    for value in q_values:
+        as_scalar(float(value), "q (the assumed label flip rate)", low=0.0, high=0.5, low_open=True,
+                  high_open=True)
+    n_rungs = as_positive_int(n_rungs, "n_rungs", minimum=3)
+    rng = as_generator(random_state)
+    targets = np.log((1 - q_values) / q_values)
+    ladder = np.linspace(0.0, float(np.max(targets)), n_rungs)
+    mean_errors = np.empty(n_rungs)
+    standard_errors = np.zeros(n_rungs)
+    mean_errors[0] = m / 2.0  # exact: under the uniform prior each point is wrong with probability 1/2
+    start = None
+    for k in range(1, n_rungs):
+        rung_q = 1.0 / (1.0 + np.exp(ladder[k]))
+        coords = _run_chain(features, y, rung_q, n_samples, burn_in, thin, rng, start=start)
+        start = coords[-1]  # warm start: the next rung's posterior is close to this one
+        errors = training_errors(coords @ features.T, y)
+        mean_errors[k] = errors.mean()
+        standard_errors[k] = _batch_standard_error(errors)
+    simpson = np.concatenate([[0.0], cumulative_simpson(mean_errors, x=ladder)])
+    step = ladder[1] - ladder[0]
+    trapezoid = np.concatenate([[0.0], np.cumsum(0.5 * step * (mean_errors[1:] + mean_errors[:-1]))])
+    monte_carlo_variance = np.concatenate(
+        [[0.0], np.cumsum((0.5 * step) ** 2 * (standard_errors[1:] ** 2 + standard_errors[:-1] ** 2))])
+    # Interpolate the cumulative integral at each requested t (a rung sits at the largest one).
+    integral = np.interp(targets, ladder, simpson)
+    quadrature = np.abs(np.interp(targets, ladder, trapezoid) - integral)
+    monte_carlo = np.sqrt(np.interp(targets, ladder, monte_carlo_variance))
+    log_ev = m * np.log1p(-q_values) - integral
+    error = np.sqrt(monte_carlo**2 + quadrature**2)
+    if np.ndim(q) == 0:
+        return float(log_ev[0]), float(error[0])
+    return log_ev, error
+
+
+# ---------------------------------------------------------------------------
+# The peer of Figure 4: the quadratic soft-margin SVM
+# ---------------------------------------------------------------------------
+def quadratic_svm(K, y, lam):
+    """Quadratic (2-norm) soft-margin SVM without bias: the hard-margin SVM on K + lam I.
+
+    Dual: maximise sum(alpha) - 1/2 alpha' Q alpha over alpha >= 0, Q = (y y') * (K + lam I).
+    Returns the expansion coefficients beta = alpha * y, so f(x) = sum_i beta_i k(x, x_i)
+    (for a new point x the lam I term is 0, as in the paper's kernel <x, x'> + lam I(x = x')).
+    """
+    gram = as_gram(K, "K", psd=True)
+    y = as_pm1_labels(y, "y", length=gram.shape[0])
+    lam = as_scalar(lam, "lam", low=0.0)
+    Q = (y[:, None] * y[None, :]) * (gram + lam * np.eye(len(y)))
+
+    def negative_dual(alpha):
+        Q_alpha = Q @ alpha
+        return 0.5 * alpha @ Q_alpha - alpha.sum(), Q_alpha - 1.0
+
+    result = minimize(negative_dual, np.zeros(len(y)), jac=True, method="L-BFGS-B",
+                      bounds=[(0.0, None)] * len(y), options={"maxiter": 10000, "ftol": 1e-15, "gtol": 1e-10})
+    return result.x * y
+
+
+# ---------------------------------------------------------------------------
+# The estimator
+# ---------------------------------------------------------------------------
+class BayesPointMachine(KernelClassifier):
+    """Bayes point machine and Bayesian transduction from KGS samples (section 4).
+
+    fit draws n_samples classifiers from the posterior with flip rate q.
+    `predict` / `decision_function` use the Bayes point w_bp = mean of the samples (eq. 5);
+    `transduce` and `vote_proba` use the vote of the samples (eq. 4); `entropy` is the
+    binary entropy of the vote (active learning); `log_evidence` estimates ln E_W[L[W, z]].
+    kernel is "rbf" (width L), "linear" or "precomputed" (X is then the Gram matrix).
+    """
+
+    def __init__(self, q=0.1, n_samples=100, burn_in=100, thin=10, kernel="rbf", L=1.0, random_state=None):
+        self.q = q
+        self.n_samples = n_samples
+        self.burn_in = burn_in
+        self.thin = thin
+        self.kernel = kernel
+        self.L = L
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        gram, y_pm1 = self._fit_inputs(X, y, psd=True)
+        self.alphas_ = gibbs_sample(gram, y_pm1, self.q, self.n_samples, burn_in=self.burn_in, thin=self.thin,
+                                    random_state=self.random_state)
+        self.bayes_point_ = self.alphas_.mean(axis=0)
+        self.train_gram_ = gram
+        self.y_pm1_ = y_pm1
+        self.sample_errors_ = training_errors(self.alphas_ @ gram, y_pm1)
+        return self
+
+    def _decision_gram(self, K_test):
+        return K_test @ self.bayes_point_
+
+    def vote_proba(self, X):
+        """Vote fractions (n, 2): column k is the fraction of samples voting for classes_[k] (eq. 4)."""
+        p_plus = vote(self.alphas_, self._cross_kernel(X))
+        return np.column_stack([1.0 - p_plus, p_plus])
+
+    def transduce(self, X):
+        """Labels by the majority vote of the samples (eq. 4); a tie goes to classes_[0]."""
+        return self.classes_[(self.vote_proba(X)[:, 1] > 0.5).astype(int)]
+
+    def entropy(self, X):
+        """Binary entropy (bits) of the vote on each point: the information of querying its label."""
+        return binary_entropy(self.vote_proba(X)[:, 1])
+
+    def log_evidence(self, q=None, **ladder):
+        """(ln E_W[L[W, z]], standard error) for the training data at flip rate q (default self.q > 0)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "alphas_")
+        ladder.setdefault("random_state", self.random_state)
+        return log_evidence(self.train_gram_, self.y_pm1_, self.q if q is None else q, **ladder)
