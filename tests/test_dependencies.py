@@ -1,0 +1,65 @@
+"""pyproject.toml, environment.yml and the README tell the same story."""
+
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _split(requirement: str):
+    """'numpy>=1.24,<3' -> ('numpy', '<3,>=1.24'): a normalised name and a sorted specifier."""
+    match = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", requirement)
+    name = re.sub(r"[-_.]+", "-", match.group(1)).lower()
+    specifier = ",".join(sorted(part.strip() for part in match.group(2).split(",") if part.strip()))
+    return name, specifier
+
+
+def pyproject_requirements():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    requirements = project["dependencies"] + project["optional-dependencies"]["test"]
+    return dict(_split(r) for r in requirements)
+
+
+def environment_requirements():
+    environment = yaml.safe_load((ROOT / "environment.yml").read_text())
+    conda = [entry for entry in environment["dependencies"] if isinstance(entry, str)]
+    pip_entries = [entry for entry in environment["dependencies"] if isinstance(entry, dict)]
+    assert pip_entries and pip_entries[0]["pip"] == ["-e ."], "environment.yml must pip-install the kit itself"
+    return dict(_split(r) for r in conda if _split(r)[0] not in ("python", "pip"))
+
+
+def test_environment_yml_matches_pyproject():
+    ours, theirs = pyproject_requirements(), environment_requirements()
+    assert set(ours) == set(theirs), (
+        f"only in pyproject.toml: {sorted(set(ours) - set(theirs))}; "
+        f"only in environment.yml: {sorted(set(theirs) - set(ours))}")
+    for name in ours:
+        assert ours[name] == theirs[name], f"{name}: pyproject says {ours[name]!r}, environment.yml {theirs[name]!r}"
+
+
+def test_environment_yml_uses_conda_forge_and_python_version():
+    environment = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert environment["channels"] == ["conda-forge"]
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert f"python{requires}" in environment["dependencies"]
+
+
+def test_readme_names_the_commands_and_every_notebook():
+    readme = (ROOT / "README.md").read_text()
+    for command in ("make lab", "make test", "conda env create -f environment.yml", "make notebooks",
+                    "KGSLAB_FULL=1"):
+        assert command in readme, f"README does not mention `{command}`"
+    for notebook in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        assert notebook.stem in readme, f"README does not list {notebook.stem}"
+
+
+def test_ci_runs_the_readme_test_command():
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
