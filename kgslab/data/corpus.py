@@ -183,12 +183,18 @@ def build_corpus_files(data_dir: Path | str = DATA_DIR, constitution_dir: Path |
     return list(files)
 
 
+def _existing(path: Path) -> Path:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: rebuild it with `python -m kgslab.data build` (make data)")
+    return path
+
+
 def load_docs(data_dir: Path | str = DATA_DIR) -> Docs:
     """The texts of docs.mat: (english, french, german, italian), each a list of 195 strings.
 
     The i-th text of each language is a translation of the same article.
     """
-    contents = scipy.io.loadmat(Path(data_dir) / "docs.mat", simplify_cells=True)
+    contents = scipy.io.loadmat(_existing(Path(data_dir) / "docs.mat"), simplify_cells=True)
     return Docs(*([str(article) for article in contents[language]] for language in LANGUAGES))
 
 
@@ -199,6 +205,6 @@ def load_kernels(data_dir: Path | str = DATA_DIR) -> Kernels:
     K_2mer the 2-mer kernel of the raw texts; neither is normalised or centred
     (that is Exercise 5).
     """
-    contents = scipy.io.loadmat(Path(data_dir) / "Ks.mat")
+    contents = scipy.io.loadmat(_existing(Path(data_dir) / "Ks.mat"))
     return Kernels(K_bow=np.asarray(contents["K_bow"], dtype=float),
                    K_2mer=np.asarray(contents["K_2mer"], dtype=float))
