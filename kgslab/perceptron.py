@@ -108,7 +108,8 @@ def _epoch_orders(m: int, max_epochs: int, shuffle: bool, random_state):
     """The order of the examples in each epoch: 0..m-1, or a fresh permutation per epoch."""
     rng = as_generator(random_state) if shuffle else None
     for _ in range(max_epochs):
-        yield rng.permutation(m) if shuffle else np.arange(m)
+        # Python ints: indexing with them is faster than with numpy integers in the loops.
+        yield rng.permutation(m).tolist() if shuffle else range(m)
 
 
 def perceptron(X, y, max_epochs: int = DEFAULT_MAX_EPOCHS, *, shuffle: bool = False, random_state=None):
@@ -146,38 +147,36 @@ def kernel_perceptron(K, y, a: float = 0.0, max_epochs: int = DEFAULT_MAX_EPOCHS
     Example i is a mistake when y_i f_i <= 0 with f = K~ (alpha * y), the
     decision values on the training set; an update adds 1 to alpha_i, so f
     moves by y_i times column i of K~ (O(m) per update, never a full
-    matrix-vector product).  Stops after the first epoch without a mistake or
+    matrix-vector product): an epoch costs O(m) tests plus O(m) per update.  Stops after the first epoch without a mistake or
     after max_epochs; `converged` says which.
 
     K is any symmetric (m, m) matrix; the guarantee of part (c) needs K
     positive semi-definite, distinct points and a > 0.
     """
     K = as_gram(K, "K", psd=False)
-    m = K.shape[0]
-    y = as_pm1_labels(y, "y", length=m)
+    y = as_pm1_labels(y, "y", length=K.shape[0])
     a = as_scalar(a, "a", low=0.0)
     max_epochs = as_positive_int(max_epochs, "max_epochs")
-    gram = K + a * np.eye(m)
+    return _dual_perceptron(K, y, a, max_epochs, shuffle, random_state)
+
+
+def _dual_perceptron(K, y, a, max_epochs, shuffle, random_state) -> PerceptronRun:
+    """The loop of `kernel_perceptron` on validated inputs (the estimator has checked them already)."""
+    m = K.shape[0]
     alpha = np.zeros(m)
-    decision = np.zeros(m)  # f = gram @ (alpha * y), kept up to date
+    decision = np.zeros(m)  # f = (K + aI) @ (alpha * y), kept up to date
     mistakes_per_epoch, alpha_history = [], []
     converged = False
     for order in _epoch_orders(m, max_epochs, shuffle, random_state):
-        order = np.asarray(order)
-        mistakes, position = 0, 0
-        while position < m:
-            # Skip ahead to the next mistake in this epoch's order: f only changes on an
-            # update, so one vectorised test finds it (O(m), the cost an update has anyway).
-            rest = order[position:]
-            wrong = np.flatnonzero(y[rest] * decision[rest] <= 0)
-            if wrong.size == 0:
-                break
-            position += int(wrong[0])
-            i = order[position]
-            alpha[i] += 1
-            decision += y[i] * gram[:, i]
-            mistakes += 1
-            position += 1
+        mistakes = 0
+        for i in order:
+            if y[i] * decision[i] <= 0:
+                alpha[i] += 1
+                # f moves by y_i times column i of K + aI: row i of K (symmetric, and
+                # contiguous in memory) plus a at position i.
+                decision += y[i] * K[i]
+                decision[i] += y[i] * a
+                mistakes += 1
         mistakes_per_epoch.append(mistakes)
         alpha_history.append(alpha.copy())
         if mistakes == 0:
@@ -311,8 +310,7 @@ class KernelPerceptron(KernelClassifier):
         a = as_scalar(self.a, "a", low=0.0)
         max_epochs = as_positive_int(self.max_epochs, "max_epochs")
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
-        run = kernel_perceptron(gram, y_pm1, a=a, max_epochs=max_epochs, shuffle=self.shuffle,
-                                random_state=self.random_state)
+        run = _dual_perceptron(gram, y_pm1, a, max_epochs, self.shuffle, self.random_state)
         self.alpha_ = run.alpha
         self.dual_coef_ = run.alpha * y_pm1
         self.n_updates_ = run.n_updates
