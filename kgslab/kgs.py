@@ -153,7 +153,7 @@ def _sweep(angles):
     # Just after theta = 0 point i is an error iff its error interval wraps through 0,
     # i.e. it becomes correct before it becomes an error.
     errors_at_start = int(np.count_nonzero(angles[:m] > angles[m:]))
-    order = np.argsort(angles, kind="stable")
+    order = np.argsort(angles)  # ties have probability zero
     steps = np.where(order < m, 1, -1)
     return angles[order], errors_at_start + np.cumsum(steps)
 
@@ -187,7 +187,7 @@ def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
     return np.count_nonzero(margins <= 0, axis=1)
 
 
-def _log_arc_weights(lengths, errors, n_points, q):
+def _log_arc_weights(lengths, errors, q):
     """log of length * q^e (1-q)^(m-e) per arc (eq. 3 times the uniform prior), up to a constant."""
     with np.errstate(divide="ignore"):
         log_lengths = np.log(lengths)
@@ -198,21 +198,40 @@ def _log_arc_weights(lengths, errors, n_points, q):
     return log_lengths + errors * (np.log(q) - np.log1p(-q))
 
 
+def _arc_weights(lengths, errors, q):
+    """The same weights divided by the largest likelihood factor: exp of the log-space exponent.
+
+    (e - e_min) log(q / (1-q)) <= 0, so the factor is in (0, 1] and never overflows; arcs
+    hopelessly worse than the best underflow to 0, as they should.
+    """
+    if q == 0.0:
+        return np.where(errors == 0, lengths, 0.0)
+    return lengths * np.exp((errors - errors.min()) * (np.log(q) - np.log1p(-q)))
+
+
+def _draw_from_arcs(boundaries, errors, q, rng):
+    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
+    cumulative = np.cumsum(_arc_weights(lengths, errors, q))
+    if not cumulative[-1] > 0:
+        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
+    u_arc, u_within = rng.random(2)
+    arc = min(int(np.searchsorted(cumulative, u_arc * cumulative[-1], side="right")), len(lengths) - 1)
+    theta = boundaries[arc] + u_within * lengths[arc]
+    return theta - TWO_PI if theta >= TWO_PI else theta
+
+
 def sample_angle(boundaries, errors, q, rng):
     """Step 7: draw theta from the piecewise-uniform density on the circle.
 
     Arc k (boundaries[k] .. boundaries[k+1], wrapping) has probability proportional to
-    its length times q^errors[k] (1-q)^(m-errors[k]) (eq. 3); within the arc theta is uniform.
+    its length times q^errors[k] (1-q)^(m-errors[k]) (eq. 3), computed from the exponent
+    (errors[k] - min errors) log(q / (1-q)) so that nothing under- or overflows;
+    within the arc theta is uniform.
     """
-    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
-    log_weights = _log_arc_weights(lengths, np.asarray(errors), boundaries.shape[0] // 2, q)
-    top = np.max(log_weights)
-    if not np.isfinite(top):
-        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
-    cumulative = np.cumsum(np.exp(log_weights - top))
-    u_arc, u_within = rng.random(2)
-    arc = min(int(np.searchsorted(cumulative, u_arc * cumulative[-1], side="right")), len(lengths) - 1)
-    return float(np.mod(boundaries[arc] + u_within * lengths[arc], TWO_PI))
+    boundaries = as_vector(boundaries, "boundaries")
+    errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
+    q = _check_q(q, allow_half=True)
+    return float(_draw_from_arcs(boundaries, errors, q, as_generator(rng)))
 
 
 def _random_tangent(coords, rng):
@@ -235,7 +254,7 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
     direction_margins = y * (features @ direction)  # the one matrix-vector product of the step
     angles = _angles_from_margins(margins, direction_margins)
     boundaries, errors = _sweep(angles)
-    theta = sample_angle(boundaries, errors, q, rng)
+    theta = _draw_from_arcs(boundaries, errors, q, rng)
     cos_t, sin_t = np.cos(theta), np.sin(theta)
     new_coords = cos_t * coords + sin_t * direction
     new_margins = cos_t * margins + sin_t * direction_margins
@@ -308,7 +327,7 @@ def _run_chain(features, y, q, n_samples, burn_in, thin, rng, start=None):
         # The "sphere" in one dimension is the two points +-c: draw the sign exactly.
         base = np.sign(features[:, 0] * y)
         errors = np.array([np.count_nonzero(base <= 0), np.count_nonzero(-base <= 0)])
-        log_weights = _log_arc_weights(np.ones(2), errors, m, q)
+        log_weights = _log_arc_weights(np.ones(2), errors, q)
         p_plus = 1.0 / (1.0 + np.exp(log_weights[1] - log_weights[0]))
         signs = np.where(rng.random(n_samples) < p_plus, 1.0, -1.0)
         return signs[:, None]

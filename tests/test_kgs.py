@@ -1,0 +1,271 @@
+"""The kernel Gibbs sampler against exact posteriors on the circle (R^2) and the sphere (R^3).
+
+With the linear kernel in R^d the hypothesis space is the unit sphere S^(d-1) itself, small
+enough to integrate the posterior of eqs. (2)-(3) on a fine grid (a uniform grid of angles
+on the circle, a Fibonacci lattice on the sphere).  The grid reference is written here in
+plain numpy, independently of kgslab.kgs.
+"""
+
+import numpy as np
+import pytest
+
+from kgslab import kgs
+from kgslab.kernels import linear_kernel, rbf_kernel
+
+
+# ---------------------------------------------------------------- exact references
+def circle_grid(n=200_000):
+    angles = (np.arange(n) + 0.5) * 2 * np.pi / n
+    return np.column_stack([np.cos(angles), np.sin(angles)])
+
+
+def sphere_grid(n=200_000):
+    """Fibonacci lattice: n nearly equal-area points on S^2."""
+    index = np.arange(n) + 0.5
+    z = 1 - 2 * index / n
+    azimuth = np.pi * (1 + 5**0.5) * index
+    radius = np.sqrt(1 - z**2)
+    return np.column_stack([radius * np.cos(azimuth), radius * np.sin(azimuth), z])
+
+
+def exact_posterior(grid, X, y, q):
+    """Posterior weights of the grid points: q^e (1-q)^(m-e), normalised (uniform prior)."""
+    errors = np.count_nonzero(y[None, :] * (grid @ X.T) <= 0, axis=1)
+    if q == 0:
+        weights = (errors == 0).astype(float)
+    else:
+        log_w = errors * np.log(q) + (len(y) - errors) * np.log(1 - q)
+        weights = np.exp(log_w - log_w.max())
+    return weights / weights.sum()
+
+
+def exact_vote(grid, X, y, q, X_test):
+    weights = exact_posterior(grid, X, y, q)
+    return (grid @ X_test.T > 0).T.astype(float) @ weights
+
+
+def exact_log_evidence(grid, X, y, q):
+    errors = np.count_nonzero(y[None, :] * (grid @ X.T) <= 0, axis=1)
+    log_l = errors * np.log(q) + (len(y) - errors) * np.log(1 - q)
+    top = log_l.max()
+    return top + np.log(np.mean(np.exp(log_l - top)))
+
+
+def problem(d, m, flips, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, d))
+    w_true = np.zeros(d)
+    w_true[0] = 1.0
+    y = np.where(X @ w_true > 0, 1.0, -1.0)
+    y[:flips] *= -1
+    X_test = rng.standard_normal((100, d))
+    return X, y, X_test
+
+
+# ---------------------------------------------------------------- the vote matches the posterior
+@pytest.mark.parametrize("d, q, flips", [(2, 0.0, 0), (2, 0.2, 2), (3, 0.0, 0), (3, 0.15, 2)])
+def test_vote_matches_exact_posterior(d, q, flips):
+    X, y, X_test = problem(d, m=10, flips=flips, seed=d)
+    grid = circle_grid() if d == 2 else sphere_grid()
+    expected = exact_vote(grid, X, y, q, X_test)
+    # The test must be able to fail: some test points have a genuinely uncertain vote.
+    assert np.count_nonzero((expected > 0.1) & (expected < 0.9)) >= 5
+    alphas = kgs.gibbs_sample(linear_kernel(X), y, q, 10_000, burn_in=200, thin=2, random_state=0)
+    got = kgs.vote(alphas, linear_kernel(X_test, X))
+    assert np.max(np.abs(got - expected)) < 0.02
+
+
+def test_samples_have_unit_norm_and_q0_stays_in_version_space():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 2))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)  # XOR: separable only by the rbf kernel
+    K = rbf_kernel(X, L=1.0)
+    alphas = kgs.gibbs_sample(K, y, 0.0, 200, burn_in=50, thin=2, random_state=1)
+    # alpha' K alpha = 1 up to rounding: K is ill-conditioned, so alpha is large and
+    # the product loses digits (about eps * ||alpha||^2 * ||K||).
+    norms = np.einsum("ij,jk,ik->i", alphas, K, alphas)
+    np.testing.assert_allclose(norms, 1.0, atol=1e-6)
+    linear = kgs.gibbs_sample(linear_kernel(X), np.sign(X[:, 0]), 0.0, 200, random_state=1)
+    np.testing.assert_allclose(np.einsum("ij,jk,ik->i", linear, linear_kernel(X), linear), 1.0, atol=1e-12)
+    assert kgs.training_errors(alphas @ K, y).max() == 0
+    noisy = kgs.gibbs_sample(K, y, 0.3, 200, burn_in=50, thin=2, random_state=1)
+    np.testing.assert_allclose(np.einsum("ij,jk,ik->i", noisy, K, noisy), 1.0, atol=1e-6)
+    assert kgs.training_errors(noisy @ K, y).max() > 0  # q > 0 visits cells with errors
+
+
+def test_error_count_distribution_matches_exact_posterior():
+    X, y, _ = problem(3, m=12, flips=3, seed=5)
+    q = 0.25
+    grid = sphere_grid()
+    weights = exact_posterior(grid, X, y, q)
+    grid_errors = np.count_nonzero(y[None, :] * (grid @ X.T) <= 0, axis=1)
+    expected = np.bincount(grid_errors, weights=weights, minlength=13)
+    alphas = kgs.gibbs_sample(linear_kernel(X), y, q, 10_000, burn_in=100, thin=2, random_state=2)
+    got = np.bincount(kgs.training_errors(alphas @ linear_kernel(X), y), minlength=13) / len(alphas)
+    assert np.max(np.abs(got - expected)) < 0.02
+
+
+def test_rank_one_kernel_two_point_sphere():
+    # One feature: w is +1 or -1, with posterior odds q^e (1-q)^(m-e) between the two.
+    X = np.array([[1.0], [2.0], [-1.0], [0.5], [-0.3]])
+    y = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
+    errors_plus = np.count_nonzero(y * X[:, 0] <= 0)  # w = +1
+    errors_minus = np.count_nonzero(-y * X[:, 0] <= 0)  # w = -1
+    q = 0.3
+    alphas = kgs.gibbs_sample(linear_kernel(X), y, q, 20_000, random_state=0)
+    like_plus = q**errors_plus * (1 - q) ** (5 - errors_plus)
+    like_minus = q**errors_minus * (1 - q) ** (5 - errors_minus)
+    p_plus = like_plus / (like_plus + like_minus)
+    got = np.mean(alphas @ linear_kernel(X)[:, 0] > 0)
+    assert abs(got - p_plus) < 0.02
+
+
+# ---------------------------------------------------------------- the pieces of one step
+def random_step(m=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, 2))
+    y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
+    features, _ = kgs.kernel_coordinates(rbf_kernel(X, L=0.7))
+    c = rng.standard_normal(features.shape[1])
+    c /= np.linalg.norm(c)
+    v = rng.standard_normal(features.shape[1])
+    v -= (v @ c) * c
+    v /= np.linalg.norm(v)
+    return features @ c, features @ v, y
+
+
+def test_crossing_angles_are_where_the_margin_changes_sign():
+    w_out, v_out, y = random_step()
+    m = len(y)
+    angles = kgs.crossing_angles(w_out, v_out, y)
+    assert angles.shape == (2 * m,) and np.all((angles >= 0) & (angles < 2 * np.pi))
+
+    def margins_at(thetas):
+        """Margin of point i at thetas[i]."""
+        return y * (np.cos(thetas) * w_out + np.sin(thetas) * v_out)
+
+    eps = 1e-7
+    np.testing.assert_allclose(margins_at(angles[:m]), 0, atol=1e-10)
+    np.testing.assert_allclose(margins_at(angles[m:]), 0, atol=1e-10)
+    assert np.all(margins_at(angles[:m] + eps) < 0)  # just after its first angle the point is an error
+    assert np.all(margins_at(angles[m:] + eps) > 0)  # just after its second it is correct again
+    np.testing.assert_allclose(np.mod(angles[m:] - angles[:m], 2 * np.pi), np.pi, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sweep_equals_direct_evaluation(seed):
+    w_out, v_out, y = random_step(m=60, seed=seed)
+    boundaries, errors = kgs.arc_errors_by_sweep(kgs.crossing_angles(w_out, v_out, y))
+    assert np.all(np.diff(boundaries) >= 0)
+    direct = kgs.arc_errors_direct(boundaries, w_out, v_out, y)
+    lengths = np.diff(boundaries, append=boundaries[0] + 2 * np.pi)
+    visible = lengths > 1e-9  # a midpoint of a vanishing arc is not resolvable in floating point
+    np.testing.assert_array_equal(errors[visible], direct[visible])
+    # The arc holding theta = 0 (the current point) has the current point's error count.
+    assert errors[-1] == np.count_nonzero(y * w_out <= 0)
+
+
+def test_sample_angle_follows_the_piecewise_uniform_density():
+    boundaries = np.array([0.0, 1.0, 2.5, 4.0])
+    errors = np.array([0, 1, 2, 1])
+    q = 0.2
+    rng = np.random.default_rng(0)
+    thetas = np.array([kgs.sample_angle(boundaries, errors, q, rng) for _ in range(40_000)])
+    lengths = np.diff(boundaries, append=2 * np.pi)
+    weights = lengths * (q / (1 - q)) ** errors
+    expected = weights / weights.sum()
+    got = np.histogram(thetas, bins=np.append(boundaries, 2 * np.pi))[0] / len(thetas)
+    np.testing.assert_allclose(got, expected, atol=0.01)
+    # q = 0: only error-free arcs; uniform inside the arc.
+    zero = np.array([kgs.sample_angle(boundaries, errors, 0.0, rng) for _ in range(2000)])
+    assert np.all((zero >= 0) & (zero < 1.0))
+    assert abs(zero.mean() - 0.5) < 0.02
+
+
+def test_huge_error_counts_do_not_underflow():
+    # 5000 errors on one half circle and 4990 on the other: q^e underflows to 0 in floating
+    # point, the log-space weights do not; the odds are (q / (1-q))^10.
+    boundaries = np.array([0.0, np.pi])
+    q = 0.4
+    rng = np.random.default_rng(1)
+    thetas = np.array([kgs.sample_angle(boundaries, np.array([5000, 4990]), q, rng) for _ in range(5000)])
+    expected = 1 / (1 + (q / (1 - q)) ** 10)
+    assert abs(np.mean(thetas >= np.pi) - expected) < 0.01
+
+
+# ---------------------------------------------------------------- reproducibility
+def test_same_random_state_same_samples():
+    X, y, _ = problem(3, m=15, flips=2, seed=1)
+    K = rbf_kernel(X)
+    first = kgs.gibbs_sample(K, y, 0.1, 30, random_state=7)
+    again = kgs.gibbs_sample(K, y, 0.1, 30, random_state=7)
+    other = kgs.gibbs_sample(K, y, 0.1, 30, random_state=8)
+    np.testing.assert_array_equal(first, again)
+    assert not np.allclose(first, other)
+    generator_run = kgs.gibbs_sample(K, y, 0.1, 30, random_state=np.random.default_rng(7))
+    np.testing.assert_array_equal(first, generator_run)
+
+
+# ---------------------------------------------------------------- vote, entropy, evidence
+def test_vote_and_entropy_by_hand():
+    alphas = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0]])
+    K_test = np.array([[1.0, 0.0], [0.0, -1.0]])
+    np.testing.assert_allclose(kgs.vote(alphas, K_test), [0.5, 0.0])
+    np.testing.assert_allclose(kgs.binary_entropy([0.5, 0.0, 1.0, 0.25]),
+                               [1.0, 0.0, 0.0, -(0.25 * np.log2(0.25) + 0.75 * np.log2(0.75))])
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_log_evidence_matches_grid_integral(d):
+    X, y, _ = problem(d, m=12, flips=2, seed=10 + d)
+    grid = circle_grid() if d == 2 else sphere_grid()
+    q_values = np.array([0.05, 0.1, 0.2, 0.3])
+    exact = np.array([exact_log_evidence(grid, X, y, q) for q in q_values])
+    estimate, error = kgs.log_evidence(linear_kernel(X), y, q_values, n_rungs=17, n_samples=400,
+                                       random_state=0)
+    assert np.all(error > 0) and np.all(error < 0.15)
+    assert np.all(np.abs(estimate - exact) < 4 * error + 0.02)
+    single, single_error = kgs.log_evidence(linear_kernel(X), y, 0.1, random_state=0)
+    assert abs(single - exact[1]) < 4 * single_error + 0.02
+
+
+def test_quadratic_svm_satisfies_kkt():
+    X, y, _ = problem(3, m=40, flips=3, seed=4)
+    lam = 0.05
+    K = linear_kernel(X)
+    beta = kgs.quadratic_svm(K, y, lam)
+    alpha = beta * y
+    margins = y * ((K + lam * np.eye(len(y))) @ beta)
+    assert np.all(alpha >= 0)
+    assert np.all(margins > 1 - 1e-5)  # hard margin on K + lam I
+    support = alpha > 1e-6
+    np.testing.assert_allclose(margins[support], 1.0, atol=1e-5)
+
+
+# ---------------------------------------------------------------- bad input
+def test_bad_input_is_refused():
+    X, y, _ = problem(2, m=10, flips=2, seed=0)
+    K = linear_kernel(X)
+    with pytest.raises(ValueError, match="q"):
+        kgs.gibbs_sample(K, y, 0.5, 10)
+    with pytest.raises(ValueError, match="q"):
+        kgs.gibbs_sample(K, y, -0.1, 10)
+    with pytest.raises(TypeError, match="q"):
+        kgs.gibbs_sample(K, y, "0.1", 10)
+    with pytest.raises(ValueError, match="symmetric"):
+        kgs.gibbs_sample(K + np.triu(np.ones_like(K)), y, 0.1, 10)
+    with pytest.raises(ValueError, match="positive semi-definite.*smallest eigenvalue"):
+        kgs.gibbs_sample(K - 5 * np.eye(10), y, 0.1, 10)
+    with pytest.raises(ValueError, match="two classes"):
+        kgs.gibbs_sample(K, np.ones(10), 0.1, 10)
+    with pytest.raises(ValueError, match="-1 and \\+1"):
+        kgs.gibbs_sample(K, np.arange(10) % 3, 0.1, 10)
+    with pytest.raises(ValueError, match="one entry per row"):
+        kgs.gibbs_sample(K, y[:5], 0.1, 10)
+    with pytest.raises(ValueError, match="n_samples"):
+        kgs.gibbs_sample(K, y, 0.1, 0)
+    with pytest.raises(ValueError, match="zero feature vector"):
+        kgs.gibbs_sample(linear_kernel(np.vstack([X[:9], [[0.0, 0.0]]])), y, 0.1, 10)
+    # Noisy labels have no version space: q = 0 says so instead of sampling nonsense.
+    with pytest.raises(ValueError, match="no w classifies every training point"):
+        kgs.gibbs_sample(K, y, 0.0, 10)
