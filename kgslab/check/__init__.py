@@ -8,3 +8,4 @@ The mechanism is in `core`; each notebook's checks live in a module of their own
 from .core import Case, allclose, run_exercise
 from .nb01_duality import *  # noqa: F401,F403
 from .nb04_normalise import *  # noqa: F401,F403
+from .nb07_perceptron import *  # noqa: F401,F403

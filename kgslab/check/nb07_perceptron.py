@@ -1,0 +1,101 @@
+"""Checks for notebook 07 (the kernel perceptron: the coursework's exam-style question, section 5 (a)-(d))."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import perceptron as reference
+from ..data import xor_data
+from ..kernels import linear_kernel, normalise, rbf_kernel
+from .core import Case, allclose, run_exercise
+
+__all__ = ["question_5a", "question_5b", "question_5c", "question_5d"]
+
+
+def _separable(m, d, seed):
+    """m points in R^d on both sides of a plane through the origin (a margin of 0.2)."""
+    rng = np.random.default_rng(seed)
+    direction = rng.standard_normal(d)
+    direction /= np.linalg.norm(direction)
+    X = rng.standard_normal((m, d))
+    side = np.where(X @ direction > 0, 1.0, -1.0)
+    return X + 0.2 * np.outer(side, direction), side
+
+
+def _primal_cases():
+    X_sep, y_sep = _separable(20, 3, seed=1)
+    X_xor, y_xor = xor_data(12, noise=0.3, random_state=2)
+    X_one = np.array([[2.0], [-1.0], [0.5]])
+    return [
+        Case("20 separable points in R^3, max_epochs = 100", (X_sep, y_sep, 100)),
+        Case("12 XOR points (no line separates them), max_epochs = 5", (X_xor, y_xor, 5)),
+        Case("3 points on a line, labels +1, -1, +1, max_epochs = 1", (X_one, np.array([1.0, -1.0, 1.0]), 1)),
+    ]
+
+
+def _kernel_cases():
+    X_sep, y_sep = _separable(20, 3, seed=3)
+    X_xor, y_xor = xor_data(16, noise=0.3, random_state=4)
+    return [
+        Case("linear kernel of 20 separable points, max_epochs = 100", (linear_kernel(X_sep), y_sep, 100)),
+        Case("RBF kernel (L = 0.5) of 16 XOR points, max_epochs = 100", (rbf_kernel(X_xor, L=0.5), y_xor, 100)),
+        Case("linear kernel of 16 XOR points (inseparable), max_epochs = 3", (linear_kernel(X_xor), y_xor, 3)),
+    ]
+
+
+def _modified_cases():
+    X_xor, y_xor = xor_data(16, noise=0.3, random_state=5)
+    X_rand = np.random.default_rng(6).standard_normal((10, 4))
+    y_rand = np.array([1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0, 1.0, -1.0, -1.0])
+    return [
+        Case("normalised linear kernel of 16 XOR points, a = 0.1", (normalise(linear_kernel(X_xor)), y_xor, 0.1)),
+        Case("RBF kernel (L = 1) of 16 XOR points, a = 1", (rbf_kernel(X_xor, L=1.0), y_xor, 1.0)),
+        Case("normalised linear kernel of 10 points in R^4, random labels, a = 0.01",
+             (normalise(linear_kernel(X_rand)), y_rand, 0.01)),
+    ]
+
+
+def _perceptron_alpha(K, y, max_epochs):
+    return reference.kernel_perceptron(K, y, max_epochs=max_epochs).alpha
+
+
+def _novikoff(K, y, a):
+    result = reference.novikoff_bound(K, y, a)
+    return result.functional_margin, result.norm_w_squared, result.radius_squared, result.bound
+
+
+def question_5a(student):
+    """(a) The primal perceptron, returning w and the update counts alpha."""
+    return run_exercise("Question 5(a) (the perceptron and its update counts)", student, reference.perceptron,
+                        _primal_cases(), compare=allclose(rtol=1e-9, atol=1e-9),
+                        hint="start from w = 0 and alpha = 0; in each epoch visit i = 0 .. m-1 in order and, "
+                             "when y[i] * (w @ X[i]) <= 0 (note: <= so that w = 0 counts as a mistake), add "
+                             "y[i] * X[i] to w and 1 to alpha[i]; stop after an epoch without a mistake or "
+                             "after max_epochs epochs. Return (w, alpha).")
+
+
+def question_5b(student):
+    """(b) The kernel (dual) perceptron, returning alpha."""
+    return run_exercise("Question 5(b) (the kernel perceptron)", student, _perceptron_alpha, _kernel_cases(),
+                        compare=allclose(rtol=1e-9, atol=1e-9),
+                        hint="the same loop as in (a), with <w, x_i> replaced by sum_j alpha[j] y[j] K[j, i], "
+                             "i.e. (K @ (alpha * y))[i]; an update is alpha[i] += 1. Visit the examples in "
+                             "order, stop after a clean epoch or after max_epochs. Return alpha.")
+
+
+def question_5c(student):
+    """(c) alpha solving (K + aI) alpha = y."""
+    return run_exercise("Question 5(c) (solve K~ alpha = y)", student, reference.separating_alpha,
+                        _modified_cases(), compare=allclose(rtol=1e-7, atol=1e-9),
+                        hint="K~ = K + a * np.eye(m); solve K~ alpha = y with np.linalg.solve "
+                             "(or scipy.linalg.cho_solve: K~ is positive definite).")
+
+
+def question_5d(student):
+    """(d) (functional margin, ||w||^2, R^2, Novikoff bound) for the w of part (c)."""
+    return run_exercise("Question 5(d) (functional margin and Novikoff's bound)", student, _novikoff,
+                        _modified_cases(), compare=allclose(rtol=1e-7, atol=1e-9),
+                        hint="with alpha from (c): the functional margin is min_j y_j (K~ alpha)_j, "
+                             "||w||^2 = alpha @ K~ @ alpha, R^2 = max_i K~_ii (1 + a for a normalised K), "
+                             "and the bound is R^2 / gamma^2 with gamma = margin / ||w||. "
+                             "Return the four numbers as a tuple.")
