@@ -6,8 +6,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
-# Two workers: one notebook kernel per core.
-XDIST := -n 2
+# Two workers, one per core; loadscope keeps all cells of one notebook on one worker (nbval needs that).
+XDIST := -n 2 --dist loadscope
 
 .PHONY: lab test unit nbval-solutions nbval-notebooks notebooks check-notebooks bench data run-solutions clean
 
