@@ -105,13 +105,8 @@ def kernel_coordinates(K, name: str = "K"):
     with alpha = to_alpha @ c, and alpha' K alpha = c' c.  r is the numerical rank of K.
     """
     gram = as_gram(K, name, psd=True)
-    diagonal = np.diag(gram)
-    if np.any(diagonal <= 0):
-        first = int(np.argmax(diagonal <= 0))
-        raise ValueError(
-            f"{name}[{first}, {first}] = {diagonal[first]:.3g}: training point {first} has a zero feature "
-            "vector, so every w puts it on the decision boundary; remove it"
-        )
+    if not np.any(np.diag(gram) > 0):
+        raise ValueError(f"{name} is zero: every training point has a zero feature vector")
     eigenvalues, eigenvectors = scipy.linalg.eigh(gram)
     # The rank rule of numpy.linalg.matrix_rank: smaller eigenvalues are rounding noise.
     keep = eigenvalues > eigenvalues[-1] * gram.shape[0] * np.finfo(float).eps
@@ -313,8 +308,21 @@ def _check_q(q, allow_half=False):
     return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
 
 
+def _active_points(features):
+    """Training points whose feature vector is not zero (relative to the largest)."""
+    squared_norms = np.einsum("ij,ij->i", features, features)
+    return squared_norms > 1e-14 * np.max(squared_norms)
+
+
 def _run_chain(features, y, q, n_samples, burn_in, thin, rng, start=None):
     """Coordinates (n_samples, r) of the chain after burn_in steps, one kept every `thin` steps."""
+    # A point with a zero feature vector has margin 0 <= 0 for every w: an error whatever w is.
+    # It multiplies the likelihood by the constant q, so it drops out of the sampling (for q = 0
+    # it leaves no version space, which consistent_start reports).
+    active = _active_points(features)
+    if q == 0.0 and start is None:
+        start = consistent_start(features, y)
+    features, y = features[active], y[active]
     m, rank = features.shape
     if start is not None:
         coords = start
@@ -435,7 +443,10 @@ def log_evidence(K, y, q, *, n_rungs: int = 17, n_samples: int = 300, burn_in: i
     ladder = np.linspace(0.0, float(np.max(targets)), n_rungs)
     mean_errors = np.empty(n_rungs)
     standard_errors = np.zeros(n_rungs)
-    mean_errors[0] = m / 2.0  # exact: under the uniform prior each point is wrong with probability 1/2
+    # Exact at s = 0: under the uniform prior each point is wrong with probability 1/2
+    # (a point with a zero feature vector is always wrong).
+    zero_points = m - np.count_nonzero(_active_points(features))
+    mean_errors[0] = (m - zero_points) / 2.0 + zero_points
     start = None
     for k in range(1, n_rungs):
         rung_q = 1.0 / (1.0 + np.exp(ladder[k]))

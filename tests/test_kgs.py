@@ -105,6 +105,21 @@ def test_error_count_distribution_matches_exact_posterior():
     assert np.max(np.abs(got - expected)) < 0.02
 
 
+def test_a_point_at_the_origin_is_always_an_error():
+    # x = 0 has margin 0 for every w: a constant factor q in the likelihood (eq. 3), so the
+    # posterior of the other points is unchanged; and with q = 0 there is no version space.
+    X, y, X_test = problem(2, m=8, flips=1, seed=6)
+    with_origin = np.vstack([X, [[0.0, 0.0]]])
+    y_origin = np.append(y, 1.0)
+    alphas = kgs.gibbs_sample(linear_kernel(with_origin), y_origin, 0.2, 6000, random_state=0)
+    expected = exact_vote(circle_grid(), X, y, 0.2, X_test)
+    got = kgs.vote(alphas, linear_kernel(X_test, with_origin))
+    assert np.max(np.abs(got - expected)) < 0.03
+    separable = np.where(X[:, 0] > 0, 1.0, -1.0)
+    with pytest.raises(ValueError, match="no w classifies every training point"):
+        kgs.gibbs_sample(linear_kernel(with_origin), np.append(separable, 1.0), 0.0, 10)
+
+
 def test_rank_one_kernel_two_point_sphere():
     # One feature: w is +1 or -1, with posterior odds q^e (1-q)^(m-e) between the two.
     X = np.array([[1.0], [2.0], [-1.0], [0.5], [-0.3]])
@@ -264,8 +279,8 @@ def test_bad_input_is_refused():
         kgs.gibbs_sample(K, y[:5], 0.1, 10)
     with pytest.raises(ValueError, match="n_samples"):
         kgs.gibbs_sample(K, y, 0.1, 0)
-    with pytest.raises(ValueError, match="zero feature vector"):
-        kgs.gibbs_sample(linear_kernel(np.vstack([X[:9], [[0.0, 0.0]]])), y, 0.1, 10)
+    with pytest.raises(ValueError, match="zero"):
+        kgs.gibbs_sample(np.zeros((10, 10)), y, 0.1, 10)
     # Noisy labels have no version space: q = 0 says so instead of sampling nonsense.
     with pytest.raises(ValueError, match="no w classifies every training point"):
         kgs.gibbs_sample(K, y, 0.0, 10)
