@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
+# Extra options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port=8899"
+LAB_ARGS ?=
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(LAB_ARGS) notebooks/
 
 test: $(STAMP) unit nbval-solutions nbval-notebooks
 
