@@ -9,3 +9,5 @@ from .core import Case, allclose, run_exercise
 from .nb01_duality import *  # noqa: F401,F403
 from .nb04_normalise import *  # noqa: F401,F403
 from .nb07_perceptron import *  # noqa: F401,F403
+from .nb05_adatron import *  # noqa: F401,F403
+from .nb06_bag_of_words import *  # noqa: F401,F403
