@@ -118,3 +118,25 @@ def test_gp_bad_input():
         log_evidence(K - 0.5 * np.eye(20), y, 0.1)
     with pytest.raises(ValueError, match="symmetric"):
         log_evidence(K + np.triu(np.ones((20, 20)), 1), y, 0.1)
+
+
+def test_notebook_03_checks_accept_right_and_refuse_wrong_answers(capsys):
+    from kgslab import check
+
+    def log_evidence_by_student(K, y, sigma2):
+        sign, log_det = np.linalg.slogdet(K + sigma2 * np.eye(len(y)))
+        return -0.5 * y @ np.linalg.solve(K + sigma2 * np.eye(len(y)), y) - 0.5 * log_det \
+            - 0.5 * len(y) * np.log(2 * np.pi)
+
+    def log_evidence_without_constant(K, y, sigma2):
+        return log_evidence_by_student(K, y, sigma2) + 0.5 * len(y) * np.log(2 * np.pi)
+
+    def posterior_with_noise(K, K_test, k_test_diag, y, sigma2):  # confuses the two sigmas
+        mean, var = gp_posterior(K, K_test, k_test_diag, y, sigma2)
+        return mean, var + sigma2
+
+    assert check.exercise_4a(log_evidence_by_student) is log_evidence_by_student
+    assert check.exercise_4a(log_evidence_without_constant) is not log_evidence_without_constant
+    assert check.exercise_4b(gp_posterior) is gp_posterior
+    assert check.exercise_4b(posterior_with_noise) is gp_posterior
+    assert capsys.readouterr().out.count("✘") == 2

@@ -89,3 +89,52 @@ def test_sinc_data_follows_the_handout():
     np.testing.assert_allclose(y_clean, np.sinc(X_clean[:, 0]))
     with pytest.raises(ValueError, match="noise"):
         sinc_data(10, noise=-0.1)
+
+
+# --- the notebook-02 checks and their references -------------------------------------------------
+
+
+def test_cv_error_reference_matches_sklearn_cross_validation_on_a_precomputed_kernel():
+    from sklearn.model_selection import KFold, cross_val_score
+
+    from kgslab.check.nb02_kernel_ridge import cv_error
+    X, y = sinc_data(100, random_state=11)
+    L, gamma = 0.5, 1e-3
+    # Each training part has 80 points, so eq. (5)'s gamma * l is sklearn's alpha = gamma * 80.
+    scores = cross_val_score(KernelRidge(kernel="precomputed", alpha=gamma * 80), rbf_kernel(X, L=L), y,
+                             cv=KFold(5, shuffle=True, random_state=0), scoring="neg_mean_squared_error")
+    assert cv_error(X, y, L, gamma, n_folds=5, random_state=0) == pytest.approx(-scores.mean(), rel=1e-8)
+
+
+def test_linear_fit_errors_reference_matches_sklearn_linear_regression():
+    from sklearn.linear_model import LinearRegression
+
+    from kgslab.check.nb02_kernel_ridge import linear_fit_errors
+    X, y = sinc_data(200, random_state=12)
+    peer = LinearRegression().fit(X[:100], y[:100])
+    train, test = linear_fit_errors(X[:100], y[:100], X[100:], y[100:], 0.0)
+    assert train == pytest.approx(mse(y[:100], peer.predict(X[:100])), rel=1e-8)
+    assert test == pytest.approx(mse(y[100:], peer.predict(X[100:])), rel=1e-8)
+
+
+def test_notebook_02_checks_accept_right_and_refuse_wrong_answers(capsys):
+    from kgslab import check
+    from kgslab.check.nb02_kernel_ridge import cv_error, linear_fit_errors
+
+    def blank(*args, **kwargs):
+        raise NotImplementedError()
+
+    def kernel_ridge_without_l(K, y, gamma):  # a classic slip: forgetting the factor l
+        return np.linalg.solve(K + gamma * np.eye(len(y)), y)
+
+    def kernel_ridge_by_student(K, y, gamma):
+        return np.linalg.solve(K + gamma * len(y) * np.eye(len(y)), y)
+
+    assert check.exercise_3a(kernel_ridge_by_student) is kernel_ridge_by_student
+    assert check.exercise_3a(kernel_ridge_without_l) is kernel_ridge
+    assert "✘" in capsys.readouterr().out
+    assert check.exercise_3a(blank) is kernel_ridge
+    assert check.exercise_2(blank) is linear_fit_errors
+    assert check.exercise_3a_cv(blank) is cv_error
+    assert check.exercise_2(lambda *a: (0.0, 0.0)) is linear_fit_errors
+    assert "not attempted" in capsys.readouterr().out

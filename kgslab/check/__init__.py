@@ -11,3 +11,5 @@ from .nb04_normalise import *  # noqa: F401,F403
 from .nb07_perceptron import *  # noqa: F401,F403
 from .nb05_adatron import *  # noqa: F401,F403
 from .nb06_bag_of_words import *  # noqa: F401,F403
+from .nb02_kernel_ridge import *  # noqa: F401,F403
+from .nb03_gp import *  # noqa: F401,F403
