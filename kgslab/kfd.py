@@ -273,9 +273,9 @@ def fisher_direction(K_basis, posterior, mu: float):
     K_basis (n, b): kernels between the training points and the basis points;
     posterior (n, 2): the weight of each point in class 0 (-) and class 1 (+)
     (one-hot observed labels for the standard KFD).  Returns alpha (b,).
-    N + mu I is symmetric positive semi-definite; it is inverted through its
-    eigendecomposition, dropping directions with no weight at all (mu = 0 on a
-    rank-deficient scatter), so the answer is the minimum-norm maximiser.
+    N + mu I is positive definite for mu > 0 and is solved by Cholesky; when it is
+    singular (mu = 0 on a rank-deficient scatter) the least-squares minimum-norm
+    solution is returned instead.
     """
     totals = np.maximum(posterior.sum(axis=0), 1e-12)
     means = posterior.T @ K_basis / totals[:, None]                    # M_-, M_+ (2, b)
@@ -283,10 +283,13 @@ def fisher_direction(K_basis, posterior, mu: float):
     for c in (0, 1):
         centred = K_basis - means[c]
         scatter += (posterior[:, c, None] * centred).T @ centred         # O(n b^2)
-    eigenvalues, eigenvectors = linalg.eigh(scatter + mu * np.eye(len(scatter)))
-    cutoff = max(eigenvalues[-1], 1e-300) * len(scatter) * np.finfo(float).eps
-    inverse = np.where(eigenvalues > cutoff, 1.0 / np.maximum(eigenvalues, cutoff), 0.0)
-    return eigenvectors @ (inverse * (eigenvectors.T @ (means[1] - means[0])))
+    difference = means[1] - means[0]
+    try:
+        # N + mu I is positive definite whenever mu > 0: a Cholesky solve is the fast, stable route.
+        return linalg.cho_solve(linalg.cho_factor(scatter + mu * np.eye(len(scatter))), difference)
+    except linalg.LinAlgError:
+        # mu = 0 (or mu too small for the scale) on a rank-deficient scatter: the minimum-norm solution.
+        return linalg.lstsq(scatter + mu * np.eye(len(scatter)), difference, lapack_driver="gelsy")[0]
 
 
 def _projected_gaussians(z, posterior):
