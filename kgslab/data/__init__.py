@@ -7,3 +7,4 @@ from ._paths import DATA_DIR
 from .synthetic import *  # noqa: F401,F403
 from .classification import *  # noqa: F401,F403
 from .corpus import *  # noqa: F401,F403
+from .kfd import *  # noqa: F401,F403
