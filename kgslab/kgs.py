@@ -61,6 +61,7 @@ import numpy as np
 import scipy.linalg
 from scipy.integrate import cumulative_simpson
 from scipy.optimize import linprog, minimize
+from threadpoolctl import threadpool_limits
 
 from ._estimator import KernelClassifier
 from ._validation import (
@@ -111,7 +112,7 @@ def kernel_coordinates(K, name: str = "K"):
     # The rank rule of numpy.linalg.matrix_rank: smaller eigenvalues are rounding noise.
     keep = eigenvalues > eigenvalues[-1] * gram.shape[0] * np.finfo(float).eps
     root = np.sqrt(eigenvalues[keep])
-    features = eigenvectors[:, keep] * root
+    features = np.ascontiguousarray(eigenvectors[:, keep] * root)  # row-major: Phi @ v reads rows
     to_alpha = eigenvectors[:, keep] / root
     return features, to_alpha
 
@@ -167,6 +168,27 @@ def arc_errors_by_sweep(angles):
     if angles.shape[0] % 2:
         raise ValueError(f"angles must have even length 2m, got {angles.shape[0]}")
     return _sweep(angles)
+
+
+def _arcs_of_step(a, b):
+    """Steps 3-6 as the sampler runs them: (boundaries, errors) from margins a, b, with one sort of m.
+
+    The two crossings of a point are antipodal (theta and theta + pi), so with r_i the
+    crossing of point i in [0, pi), the 2m sorted angles are sorted(r) followed by
+    sorted(r) + pi: one argsort of m numbers instead of 2m.  At r_i point i becomes an
+    error if its "becomes an error" angle is below pi, else it becomes correct there, and
+    the opposite happens at r_i + pi.  Same result as `arc_errors_by_sweep`.
+    """
+    becomes_error = np.mod(np.arctan2(b, a) + 0.5 * np.pi, TWO_PI)
+    error_first = becomes_error < np.pi
+    half_angles = np.where(error_first, becomes_error, becomes_error - np.pi)
+    order = np.argsort(half_angles)
+    sorted_half = half_angles[order]
+    first_steps = np.where(error_first[order], 1, -1)
+    # Just after theta = 0 the points whose error interval wraps through 0 are wrong.
+    errors_at_start = a.shape[0] - int(np.count_nonzero(error_first))
+    errors = errors_at_start + np.cumsum(np.concatenate([first_steps, -first_steps]))
+    return np.concatenate([sorted_half, sorted_half + np.pi]), errors
 
 
 def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
@@ -239,7 +261,8 @@ def _random_tangent(coords, rng):
 def gibbs_step(features, y, coords, q, rng, margins=None):
     """One full KGS step (steps 2-8) from unit coordinates `coords`; returns a dict of its parts.
 
-    Keys: direction, angles (2m crossing angles), boundaries, errors (per arc), theta,
+    Keys: direction, direction_margins (y_i <v, x_i>), boundaries (the 2m sorted crossing
+    angles), errors (per arc, as `arc_errors_by_sweep`), theta,
     coords (the new point), margins (y_i <w_new, x_i>).  `margins` may be passed in to
     save the product features @ coords.  Used by the sampler and to draw Figure 2.
     """
@@ -247,14 +270,13 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
         margins = y * (features @ coords)
     direction = _random_tangent(coords, rng)
     direction_margins = y * (features @ direction)  # the one matrix-vector product of the step
-    angles = _angles_from_margins(margins, direction_margins)
-    boundaries, errors = _sweep(angles)
+    boundaries, errors = _arcs_of_step(margins, direction_margins)
     theta = _draw_from_arcs(boundaries, errors, q, rng)
     cos_t, sin_t = np.cos(theta), np.sin(theta)
     new_coords = cos_t * coords + sin_t * direction
     new_margins = cos_t * margins + sin_t * direction_margins
     norm = np.linalg.norm(new_coords)  # 1 up to rounding; dividing keeps it so over long chains
-    return {"direction": direction, "direction_margins": direction_margins, "angles": angles,
+    return {"direction": direction, "direction_margins": direction_margins,
             "boundaries": boundaries, "errors": errors, "theta": theta,
             "coords": new_coords / norm, "margins": new_margins / norm}
 
@@ -341,12 +363,15 @@ def _run_chain(features, y, q, n_samples, burn_in, thin, rng, start=None):
         return signs[:, None]
     margins = y * (features @ coords)
     kept = 0
-    for step in range(burn_in + n_samples * thin):
-        state = gibbs_step(features, y, coords, q, rng, margins)
-        coords, margins = state["coords"], state["margins"]
-        if step >= burn_in and (step - burn_in) % thin == thin - 1:
-            samples[kept] = coords
-            kept += 1
+    # The step's one product is a matrix-vector product of at most a few thousand rows:
+    # BLAS threads cost more to wake than they save there (and the machine may be shared).
+    with threadpool_limits(limits=1, user_api="blas"):
+        for step in range(burn_in + n_samples * thin):
+            state = gibbs_step(features, y, coords, q, rng, margins)
+            coords, margins = state["coords"], state["margins"]
+            if step >= burn_in and (step - burn_in) % thin == thin - 1:
+                samples[kept] = coords
+                kept += 1
     return samples
 
 

@@ -178,6 +178,10 @@ def test_sweep_equals_direct_evaluation(seed):
     np.testing.assert_array_equal(errors[visible], direct[visible])
     # The arc holding theta = 0 (the current point) has the current point's error count.
     assert errors[-1] == np.count_nonzero(y * w_out <= 0)
+    # The sampler's own version (one sort of m antipodal pairs) gives the same arcs.
+    fast_boundaries, fast_errors = kgs._arcs_of_step(y * w_out, y * v_out)
+    np.testing.assert_allclose(fast_boundaries, boundaries, atol=1e-12)
+    np.testing.assert_array_equal(fast_errors[visible], errors[visible])
 
 
 def test_sample_angle_follows_the_piecewise_uniform_density():

@@ -1,0 +1,81 @@
+"""Kernel Gibbs sampler: cost of one step against one m x m matrix-vector product.
+
+A KGS step needs one product Phi v (Phi: the m x r coordinates of the training points,
+r = numerical rank of K <= m) plus the m crossing angles and one sort, so it should cost
+about one m x m product K v plus O(m log m).  The issue's target: a step costs at most
+3 such products at m = 1000 (the ratio column, matvec time / step time, at least 0.33).
+Steps and products are timed in alternation, both with one BLAS thread (as the sampler
+runs), so load on a shared machine hits both alike.
+The second group compares step 6 by one sweep over the sorted angles with the paper's
+evaluation of R_emp in the middle of every one of the 2m arcs (O(m^2)).
+"""
+
+import time
+
+import numpy as np
+from harness import Row, best_time
+from threadpoolctl import threadpool_limits
+
+from kgslab import kgs
+from kgslab.kernels import rbf_kernel
+
+
+def _problem(m, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, 5))
+    y = np.where(X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(m) > 0, 1.0, -1.0)
+    return rbf_kernel(X, L=1.0), y
+
+
+def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat):
+    coords = kgs._default_start(features, y, rng)
+    margins = y * (features @ coords)
+    vector = rng.standard_normal(K.shape[0])
+    best_step = best_matvec = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        for _ in range(n_steps):
+            state = kgs.gibbs_step(features, y, coords, q, rng, margins)
+            coords, margins = state["coords"], state["margins"]
+        best_step = min(best_step, (time.perf_counter() - started) / n_steps)
+        started = time.perf_counter()
+        for _ in range(n_steps):
+            K @ vector
+        best_matvec = min(best_matvec, (time.perf_counter() - started) / n_steps)
+    return best_step, best_matvec
+
+
+def rows(quick: bool = False):
+    sizes = [100, 300] if quick else [100, 300, 1000, 3000]
+    out = []
+    rng = np.random.default_rng(1)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for m in sizes:
+            K, y = _problem(m)
+            started = time.perf_counter()
+            features, _ = kgs.kernel_coordinates(K)
+            setup = time.perf_counter() - started
+            n_steps = 30 if quick else max(50, 100_000 // m)
+            step, matvec = _step_and_matvec_times(K, features, y, 0.1, n_steps, rng, 2 if quick else 7)
+            out.append(Row(f"KGS step, rbf, m={m} (rank r={features.shape[1]})", step, "one m x m matvec K @ v",
+                           matvec, f"{1 / step:,.0f} steps/s; step = {step / matvec:.2f} matvecs; "
+                           f"eigh once {setup:.2f}s"))
+        for m in ([100] if quick else [100, 300, 1000]):
+            K, y = _problem(m, seed=2)
+            features, _ = kgs.kernel_coordinates(K)
+            c = kgs._default_start(features, y, rng)
+            v = kgs._random_tangent(c, rng)
+            w_out, v_out = features @ c, features @ v
+
+            def sweep():
+                return kgs._arcs_of_step(y * w_out, y * v_out)
+
+            def naive():
+                boundaries = np.sort(kgs.crossing_angles(w_out, v_out, y))
+                return boundaries, kgs.arc_errors_direct(boundaries, w_out, v_out, y)
+
+            same = np.array_equal(sweep()[1], naive()[1])
+            out.append(Row(f"step 6: arc errors by one sweep, m={m}", best_time(sweep, 5, 10),
+                           "R_emp evaluated on each of 2m arcs", best_time(naive, 3, 1),
+                           "same counts" if same else "DIFFERENT counts"))
+    return out
