@@ -60,11 +60,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import linprog, minimize
+from scipy.optimize import nnls
 
 from ._estimator import KernelClassifier
 from ._validation import (as_cross_kernel, as_generator, as_gram, as_pm1_labels, as_positive_int,
-                          as_scalar)
+                          as_scalar, as_vector)
 
 __all__ = ["hoeffding_bounces", "hoeffding_epsilon", "version_space_start", "KernelBilliard",
            "billiard_probabilities", "transductive_confidence", "BayesianTransduction"]
@@ -108,35 +108,35 @@ def _check_gram_and_span(K, lam):
 def version_space_start(K, y, *, lam: float = 0.0) -> np.ndarray:
     """A point inside version space: the hard-margin perceptron without bias, returned as unit-norm alpha.
 
-    Solves the dual  max_a  sum_i a_i - 1/2 sum_ij a_i a_j y_i y_j K_ij,  a >= 0  (L-BFGS-B), so that
-    alpha = a * y gives y_i (K alpha)_i >= 1.  If that fails to separate the data, a linear programme decides
-    whether any alpha with y_i (K alpha)_i >= 1 exists; if none does there is no version space and the error
+    In the orthonormal coordinates c of the span of the training points (K = U S U', phi_i has coordinates
+    row i of Z = U sqrt(S)), the hard-margin problem is
+
+        min ||c||^2   subject to   y_i (Z c)_i >= 1  for every i,
+
+    a least-distance programme.  Lawson and Hanson's reduction solves it by one non-negative least-squares
+    problem, min_u ||E u - f|| with u >= 0, E = [ (y * Z)' ; 1' ], f = (0, ..., 0, 1): the constraints are
+    infeasible (no version space) exactly when the residual r = E u - f is zero; otherwise c = -r[:-1] / r[-1].
+    Then alpha = U (c / sqrt(s)), and y_i (K alpha)_i >= 1.  No version space raises a ValueError that
     suggests the soft version lam > 0.
     """
     lam = as_scalar(lam, "lam", low=0.0)
-    gram, _, _ = _check_gram_and_span(K, lam)
+    gram, span_values, span_vectors = _check_gram_and_span(K, lam)
     y = as_pm1_labels(y, "y", length=gram.shape[0])
-    return _start_from_gram(gram, y, lam)
+    return _start_in_span(gram, y, span_values, span_vectors, lam)
 
 
-def _start_from_gram(gram, y, lam):
-    signed = gram * np.outer(y, y)
-
-    def dual(a):
-        signed_a = signed @ a
-        return 0.5 * a @ signed_a - a.sum(), signed_a - 1.0
-
-    result = minimize(dual, np.zeros(len(y)), jac=True, method="L-BFGS-B",
-                      bounds=[(0.0, None)] * len(y), options={"maxiter": 2000})
-    alpha = result.x * y
-    if np.all(np.isfinite(alpha)) and np.min(y * (gram @ alpha)) > 0:
-        return alpha / math.sqrt(alpha @ gram @ alpha)
-    # The dual did not give a separating alpha: ask a linear programme whether one exists at all.
-    feasibility = linprog(np.zeros(len(y)), A_ub=-(y[:, None] * gram), b_ub=-np.ones(len(y)),
-                          bounds=[(None, None)] * len(y), method="highs")
-    if feasibility.status == 0 and np.min(y * (gram @ feasibility.x)) > 0:
-        alpha = feasibility.x
-        return alpha / math.sqrt(alpha @ gram @ alpha)
+def _start_in_span(gram, y, span_values, span_vectors, lam):
+    coordinates = span_vectors * np.sqrt(span_values)              # Z: row i holds phi(x_i)
+    system = np.vstack([(y[:, None] * coordinates).T, np.ones(len(y))])
+    target = np.zeros(system.shape[0])
+    target[-1] = 1.0
+    weights, _ = nnls(system, target, maxiter=50 * system.shape[1])
+    residual = system @ weights - target
+    if np.linalg.norm(residual) > 1e-9 and residual[-1] < 0:
+        c = -residual[:-1] / residual[-1]
+        alpha = span_vectors @ (c / np.sqrt(span_values))
+        if np.min(y * (gram @ alpha)) > 0:
+            return alpha / math.sqrt(alpha @ gram @ alpha)
     hint = "increase lam" if lam > 0 else "use the soft version lam > 0 (K + lam I)"
     raise ValueError(
         "No version space: no perceptron w = sum_i alpha_i phi(x_i) classifies every training point "
@@ -146,14 +146,23 @@ def _start_from_gram(gram, y, lam):
 class KernelBilliard:
     """The ball, its flight and its bookkeeping (section 3.2 with the kit's incremental projections).
 
-    State: position w = sum alpha_i phi(x_i) and unit tangent direction v = sum beta_i phi(x_i), plus the
-    projections a = <w, phi(x_j)> and b = <v, phi(x_j)> on every training point (`a_train`, `b_train`) and
-    test point (`a_test`, `b_test`), kept up to date at O(l + m) per bounce.  `time_plus[j]` and
-    `time_minus[j]` accumulate the flight length spent where test point j would be labelled +1 / -1.
+    The state is two vectors of length l + l + m, the position and the direction, laid out as
+
+        position  = [ alpha | y_i <w, phi(x_i)> for training points | <w, phi(x_j)> for test points ]
+        direction = [ beta  | y_i <v, phi(x_i)>                      | <v, phi(x_j)>                  ]
+
+    with ||w|| = ||v|| = 1 and <w, v> = 0.  A flight rotates the pair (a few vector operations); a reflection
+    at wall c subtracts a multiple of row c of [y * K | K_test'] from the direction.  Nothing recomputes K alpha.
+
+    Test points are credited lazily: the label region of test point j only changes when the ball crosses its
+    great sphere, which is seen as a sign change of <w, phi(x_j)> over a flight; only then is the exact
+    crossing arc computed (from the closed form) and the time since its last crossing credited to V+ or V-.
 
     Use `billiard_probabilities` for the answer; this class is for looking inside (the notebook draws its
     trajectory, the tests compare its incremental projections with recomputed ones).
     """
+
+    renormalise_every = 16   # rotations and reflections keep norms exactly; this only mops up rounding
 
     def __init__(self, K, y, K_test=None, *, lam: float = 0.0, start=None, refresh_rate: float = 0.0,
                  random_state=None):
@@ -161,127 +170,168 @@ class KernelBilliard:
         self.gram, span_values, span_vectors = _check_gram_and_span(K, self.lam)
         n_train = self.gram.shape[0]
         self.y = as_pm1_labels(y, "y", length=n_train)
-        if K_test is None:
-            K_test = np.zeros((0, n_train))
-        else:
-            K_test = as_cross_kernel(K_test, n_train, "K_test")
-        # Rows of the transposed cross-kernel are contiguous: a reflection at wall c reads row c.
-        self.cross_t = np.ascontiguousarray(K_test.T)
+        K_test = np.zeros((0, n_train)) if K_test is None else as_cross_kernel(K_test, n_train, "K_test")
+        self.n_train, self.n_test = n_train, K_test.shape[0]
+        self.cross = np.ascontiguousarray(K_test)
         self.diagonal = np.diag(self.gram).copy()
+        # Row c: how a unit step along phi(x_c) changes every signed training projection and test projection.
+        self.reflect_rows = np.hstack([self.gram * self.y[None, :], self.cross.T])
         self.rng = as_generator(random_state)
         self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0)
         # Isotropic directions in the span: z = sum_k g_k e_k with the orthonormal basis
         # e_k = sum_i U_ik phi(x_i) / sqrt(s_k); its training projections are U (sqrt(s) * g).
         self._span_coefficients = span_vectors / np.sqrt(span_values)
         self._span_projections = span_vectors * np.sqrt(span_values)
+
         if start is None:
-            start = _start_from_gram(self.gram, self.y, self.lam)
-        self.alpha = np.asarray(start, dtype=float).copy()
-        self.a_train = self.gram @ self.alpha
-        self.a_test = K_test @ self.alpha
-        if np.min(self.y * self.a_train) <= 0:
-            raise ValueError("start must lie inside version space (every y_i <w, phi(x_i)> > 0)")
+            start = _start_in_span(self.gram, self.y, span_values, span_vectors, self.lam)
+        start = as_vector(start, "start", length=n_train, length_of="K")
+        size = 2 * n_train + self.n_test
+        self.position = np.empty(size)
+        self.direction = np.zeros(size)
+        self._buffer = np.empty(size)
+        self._scaled = np.empty(size)
+        self._keys = np.empty(n_train)
+        self.position[:n_train] = start
+        self.position[n_train:2 * n_train] = self.y * (self.gram @ start)
+        self.position[2 * n_train:] = self.cross @ start
+        if np.min(self.margins) <= 0:
+            raise ValueError("start must lie inside version space: every y_i <w, phi(x_i)> must be > 0, "
+                             f"but the smallest is {np.min(self.margins):.3g}")
+        self._renormalise_position()
         self.n_bounces = 0
         self.n_refreshes = 0
         self.arc_length = 0.0
         self.last_wall = -1
-        self.time_plus = np.zeros(K_test.shape[0])
-        self.time_minus = np.zeros(K_test.shape[0])
-        self._orthonormalise_position()
+        self.reset_times()
         self._new_direction()
         self._clock = self.rng.exponential(1.0 / self.refresh_rate) if self.refresh_rate > 0 else math.inf
 
-    # ---- keeping w and v an orthonormal pair (O(l + m), with the norms read off the projections) -----
-    def _orthonormalise_position(self):
-        norm = math.sqrt(self.alpha @ self.a_train)
-        self.alpha /= norm
-        self.a_train /= norm
-        self.a_test /= norm
+    # ---- named views of the state -----------------------------------------------------------------
+    @property
+    def alpha(self):
+        """w = sum_i alpha_i phi(x_i)."""
+        return self.position[:self.n_train]
 
-    def _orthonormalise_direction(self):
-        overlap = self.beta @ self.a_train          # <v, w>
-        self.beta -= overlap * self.alpha
-        self.b_train -= overlap * self.a_train
-        self.b_test -= overlap * self.a_test
-        norm = math.sqrt(max(self.beta @ self.b_train, 0.0))
-        if norm < 1e-12:
+    @property
+    def beta(self):
+        """v = sum_i beta_i phi(x_i)."""
+        return self.direction[:self.n_train]
+
+    @property
+    def margins(self):
+        """y_i <w, phi(x_i)> for every training point: all positive inside version space."""
+        return self.position[self.n_train:2 * self.n_train]
+
+    @property
+    def test_projections(self):
+        """<w, phi(x_j)> for every test point."""
+        return self.position[2 * self.n_train:]
+
+    # ---- keeping w and v an orthonormal pair (O(l + m): norms are read off the projections) ----------
+    def _renormalise_position(self):
+        self.position /= math.sqrt(self.alpha @ (self.y * self.margins))     # ||w||^2 = alpha' K alpha
+
+    def _renormalise_direction(self):
+        """Make v a unit vector orthogonal to w; False when v is (numerically) parallel to w."""
+        l = self.n_train
+        beta_signed = self.beta * self.y
+        overlap = beta_signed @ self.margins                                   # <v, w> = beta' K alpha
+        self.direction -= overlap * self.position
+        norm_squared = beta_signed @ self.direction[l:2 * l]                   # ||v||^2 = beta' K beta
+        if norm_squared < 1e-24:
             return False
-        self.beta /= norm
-        self.b_train /= norm
-        self.b_test /= norm
+        self.direction /= math.sqrt(norm_squared)
         return True
 
     def _new_direction(self):
         """A direction isotropic in the span of the training points, tangent to the sphere at w."""
-        if self._span_coefficients.shape[1] < 2:
-            # rank K = 1: version space is a single point and the ball cannot move.
-            self.beta = np.zeros_like(self.alpha)
-            self.b_train = np.zeros_like(self.a_train)
-            self.b_test = np.zeros_like(self.a_test)
+        l = self.n_train
+        self._can_move = self._span_coefficients.shape[1] >= 2
+        if not self._can_move:
+            self.direction[:] = 0.0      # rank K = 1: version space is a single point; the ball stays put
             return
         for _attempt in range(20):
             gaussian = self.rng.standard_normal(self._span_coefficients.shape[1])
-            self.beta = self._span_coefficients @ gaussian
-            self.b_train = self._span_projections @ gaussian
-            self.b_test = self.cross_t.T @ self.beta
-            if self._orthonormalise_direction():
+            self.direction[:l] = self._span_coefficients @ gaussian
+            self.direction[l:2 * l] = self.y * (self._span_projections @ gaussian)
+            self.direction[2 * l:] = self.cross @ self.direction[:l]
+            if self._renormalise_direction():
                 return
         raise RuntimeError("could not draw a direction tangent to the sphere")  # pragma: no cover
 
-    # ---- one flight, one bounce ------------------------------------------------------------------------
+    # ---- one flight, one bounce ----------------------------------------------------------------------
     def wall_times(self):
         """Flight time (arc length) to every training wall: t_j = atan2(y_j a_j, -y_j b_j) in [0, pi]."""
-        inside = np.maximum(self.y * self.a_train, 0.0)   # rounding can leave a wall at -1e-17
-        times = np.arctan2(inside, -self.y * self.b_train)
+        l = self.n_train
+        inside = np.maximum(self.margins, 0.0)          # rounding can leave the wall just hit at -1e-17
+        times = np.arctan2(inside, -self.direction[l:2 * l])
         if self.last_wall >= 0:
-            times[self.last_wall] = math.pi            # just left it: next crossing is half a circle away
+            times[self.last_wall] = math.pi             # just left it: its next crossing is half a circle away
         return times
 
+    def _nearest_wall(self):
+        """argmin_j t_j without an arctan per wall: t = arccot(-b/a) falls as -b/a grows, so minimise b/a."""
+        l = self.n_train
+        np.maximum(self.margins, 1e-300, out=self._keys)
+        np.divide(self.direction[l:2 * l], self._keys, out=self._keys)
+        if self.last_wall >= 0:
+            self._keys[self.last_wall] = math.inf
+        wall = int(np.argmin(self._keys))
+        return wall, math.atan2(max(self.margins[wall], 0.0), -self.direction[l + wall])
+
     def _fly(self, arc):
-        """Move along the great circle by `arc`, crediting each test point's label regions."""
+        """Move along the great circle w(t) = cos t w + sin t v by `arc`, crediting the test points."""
         if arc <= 0:
             return
-        if self.a_test.size:
-            # Label of test j is the sign of a cos t + b sin t; it changes at most once on [0, arc < pi],
-            # at the test point's own flight time (the paper's tau for x_{l+1}).
-            side = np.where(self.a_test != 0, np.sign(self.a_test), np.sign(self.b_test))
-            crossing = np.arctan2(side * self.a_test, -side * self.b_test)
-            before = np.minimum(arc, crossing)
-            plus = np.where(side > 0, before, arc - before)
-            plus = np.where(side == 0, 0.5 * arc, plus)  # the test point is orthogonal to the whole plane
-            self.time_plus += plus
-            self.time_minus += arc - plus
         cos, sin = math.cos(arc), math.sin(arc)
-        for position, direction in ((self.alpha, self.beta), (self.a_train, self.b_train),
-                                    (self.a_test, self.b_test)):
-            new_position = cos * position + sin * direction
-            direction *= cos
-            direction -= sin * position
-            position[:] = new_position
+        new_position, scaled = self._buffer, self._scaled
+        np.multiply(self.position, cos, out=new_position)
+        np.multiply(self.direction, sin, out=scaled)
+        new_position += scaled
+        if self.n_test:
+            self._credit_crossings(new_position[2 * self.n_train:], arc)
+        self.direction *= cos
+        np.multiply(self.position, sin, out=scaled)
+        self.direction -= scaled
+        self.position, self._buffer = new_position, self.position    # swap buffers instead of copying
         self.arc_length += arc
 
+    def _credit_crossings(self, new_projections, arc):
+        """Test points whose label flipped during this flight: credit the time since their last flip."""
+        flipped = np.flatnonzero((new_projections > 0) != self._positive)
+        if flipped.size == 0:
+            return
+        l2 = 2 * self.n_train
+        side = np.where(self._positive[flipped], 1.0, -1.0)
+        # The crossing arc of test point j, the paper's flight time tau for x_{l+1}, in closed form.
+        crossing = np.arctan2(side * self.position[l2 + flipped], -side * self.direction[l2 + flipped])
+        crossing = self.arc_length + np.minimum(crossing, arc)
+        self.time_plus[flipped] += np.where(self._positive[flipped], crossing - self._since[flipped], 0.0)
+        self._since[flipped] = crossing
+        self._positive[flipped] = ~self._positive[flipped]
+
     def _reflect(self, wall):
-        """v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3), and the same for every projection."""
-        step = 2.0 * self.b_train[wall] / self.diagonal[wall]
-        self.beta[wall] -= step
-        self.b_train -= step * self.gram[wall]
-        self.b_test -= step * self.cross_t[wall]
+        """v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3), applied to beta and to every projection."""
+        l = self.n_train
+        step = 2.0 * self.y[wall] * self.direction[l + wall] / self.diagonal[wall]
+        self.direction[wall] -= step
+        np.multiply(self.reflect_rows[wall], step, out=self._scaled[l:])
+        self.direction[l:] -= self._scaled[l:]
         self.last_wall = wall
         self.n_bounces += 1
 
     def step(self):
-        """Fly to the next event (a wall or a refresh of the direction); return the arc flown."""
-        if not self.b_train.any():                     # no direction to move in (rank K = 1)
+        """Fly to the next event (a wall, or a refresh of the direction); return the arc flown."""
+        if not self._can_move:                         # rank K = 1: no direction to move in
             self._fly_still(1.0)
             self.n_bounces += 1
             return 0.0
-        times = self.wall_times()
-        wall = int(np.argmin(times))
-        arc = float(times[wall])
-        if self._clock < arc:
+        wall, arc = self._nearest_wall()
+        if self._clock < arc:                          # the Poisson clock rings before the wall
             arc = self._clock
             self._fly(arc)
-            self._orthonormalise_position()
+            self._renormalise_position()
             self._new_direction()
             self.n_refreshes += 1
             self.last_wall = -1
@@ -290,18 +340,18 @@ class KernelBilliard:
         self._fly(arc)
         self._clock -= arc
         self._reflect(wall)
-        self._orthonormalise_position()
-        if not self._orthonormalise_direction():   # v came out parallel to w: start afresh
-            self._new_direction()
+        if self.n_bounces % self.renormalise_every == 0:
+            self._renormalise_position()
+            if not self._renormalise_direction():      # v came out parallel to w: start afresh
+                self._new_direction()
         return arc
 
     def _fly_still(self, weight):
-        plus = np.where(self.a_test > 0, weight, np.where(self.a_test == 0, 0.5 * weight, 0.0))
-        self.time_plus += plus
-        self.time_minus += weight - plus
+        """The ball cannot move: let `weight` of 'time' pass where it is (credited lazily, like a flight)."""
+        self.arc_length += weight
 
     def run(self, n_bounces: int, record: bool = False):
-        """Bounce `n_bounces` times; with `record`, return the (alpha, beta) at every event as two arrays."""
+        """Bounce `n_bounces` times; with `record`, return (alphas, betas) at every event, one row each."""
         n_bounces = as_positive_int(n_bounces, "n_bounces", minimum=0)
         alphas, betas = [self.alpha.copy()], [self.beta.copy()]
         target = self.n_bounces + n_bounces
@@ -315,15 +365,20 @@ class KernelBilliard:
         return None
 
     def reset_times(self):
-        """Forget the flight credited so far (after the burn-in)."""
-        self.time_plus[:] = 0.0
-        self.time_minus[:] = 0.0
+        """Start counting flight afresh (after the burn-in)."""
+        self.time_plus = np.zeros(self.n_test)
+        self._positive = self.test_projections > 0
+        self._since = np.full(self.n_test, self.arc_length)
+        self._counted_from = self.arc_length
 
     @property
     def p_plus(self) -> np.ndarray:
-        """V+ / (V+ + V-) for every test point."""
-        total = self.time_plus + self.time_minus
-        return np.divide(self.time_plus, total, out=np.full_like(total, 0.5), where=total > 0)
+        """V+ / (V+ + V-) for every test point: flight on the + side over all flight since `reset_times`."""
+        total = self.arc_length - self._counted_from
+        plus = self.time_plus + np.where(self._positive, self.arc_length - self._since, 0.0)
+        if total <= 0:
+            return np.where(self._positive, 1.0, 0.0)
+        return plus / total
 
 
 def billiard_probabilities(K, y, K_test, n_bounces: int = 1000, *, lam: float = 0.0, epsilon=None,

@@ -8,3 +8,5 @@ from .synthetic import *  # noqa: F401,F403
 from .classification import *  # noqa: F401,F403
 from .corpus import *  # noqa: F401,F403
 from .kfd import *  # noqa: F401,F403
+from .uci import *  # noqa: F401,F403
+from .kgs import *  # noqa: F401,F403

@@ -1,0 +1,188 @@
+"""The kernel billiard against exact volumes on the sphere, brute force and recomputed projections."""
+
+import math
+
+import numpy as np
+import pytest
+
+from kgslab.billiard import (KernelBilliard, billiard_probabilities, hoeffding_bounces, hoeffding_epsilon,
+                             transductive_confidence, version_space_start)
+from kgslab.kernels import linear_kernel, rbf_kernel
+
+
+def separable_problem(d, n_train, n_test, seed):
+    """Points in R^d labelled by a random w*, both classes present; test points uniform directions."""
+    rng = np.random.default_rng(seed)
+    w_star = rng.standard_normal(d)
+    while True:
+        X = rng.standard_normal((n_train, d))
+        y = np.sign(X @ w_star)
+        if abs(y.sum()) < n_train:
+            break
+    return X, y, rng.standard_normal((n_test, d)), rng
+
+
+def exact_volume_ratio(X, y, T, rng, n_samples=400_000):
+    """p+ by brute force: uniform points on the sphere, keep those in version space, vote on each test point."""
+    W = rng.standard_normal((n_samples, X.shape[1]))
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    inside = W[np.all((W @ X.T) * y > 0, axis=1)]
+    assert len(inside) > 5000, "version space too small for a precise reference"
+    return np.mean(inside @ T.T > 0, axis=0)
+
+
+@pytest.mark.parametrize("d, seed", [(3, 0), (3, 1), (4, 2), (4, 3)])
+def test_p_plus_matches_exact_volume_ratio(d, seed):
+    X, y, T, rng = separable_problem(d, n_train=6, n_test=25, seed=seed)
+    exact = exact_volume_ratio(X, y, T, rng)
+    p_plus = billiard_probabilities(linear_kernel(X), y, linear_kernel(T, X), 6000, random_state=seed)
+    assert np.max(np.abs(p_plus - exact)) < 0.03
+    # and it is not trivially right: the test points are genuinely uncertain
+    assert np.sum((exact > 0.1) & (exact < 0.9)) >= 5
+
+
+def test_frequent_refreshes_keep_the_uniform_distribution():
+    """The kit's departure from the paper (random direction refreshes) must not bias the volumes."""
+    X, y, T, rng = separable_problem(3, n_train=7, n_test=25, seed=5)
+    exact = exact_volume_ratio(X, y, T, rng)
+    p_plus = billiard_probabilities(linear_kernel(X), y, linear_kernel(T, X), 6000, refresh_every=1.0,
+                                    random_state=5)
+    assert np.max(np.abs(p_plus - exact)) < 0.03
+
+
+def test_training_points_and_their_mirrors_are_certain():
+    """Every w in version space labels a training point correctly, and its mirror image -x wrongly."""
+    X, y, _, _ = separable_problem(4, n_train=20, n_test=0, seed=7)
+    Z = np.vstack([X[:8], -X[:8]])
+    p_plus = billiard_probabilities(linear_kernel(X), y, linear_kernel(Z, X), 300, random_state=0)
+    np.testing.assert_allclose(p_plus[:8], (y[:8] > 0).astype(float), atol=1e-12)
+    np.testing.assert_allclose(p_plus[8:], (y[:8] < 0).astype(float), atol=1e-12)
+
+
+def test_ball_never_leaves_version_space():
+    X, y, _, _ = separable_problem(5, n_train=40, n_test=0, seed=11)
+    K = linear_kernel(X)
+    ball = KernelBilliard(K, y, random_state=0, refresh_rate=2.0)
+    alphas, _ = ball.run(3000, record=True)
+    margins = y * (alphas @ K)                                   # at every event (on walls: 0)
+    assert margins.min() > -1e-10
+    # between events the ball flies on the great circle; its midpoint is the normalised sum of the ends
+    W = alphas @ X
+    midpoints = W[1:] + W[:-1]
+    midpoints /= np.linalg.norm(midpoints, axis=1, keepdims=True)
+    assert np.min((midpoints @ X.T) * y) > 0
+    np.testing.assert_allclose(np.linalg.norm(W, axis=1), 1.0, atol=1e-10)
+    assert ball.n_refreshes > 0 and ball.n_bounces == 3000
+
+
+def test_incremental_projections_equal_recomputed_ones():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((60, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    T = rng.standard_normal((40, 3))
+    K, K_test = rbf_kernel(X, L=1.0), rbf_kernel(T, X, L=1.0)
+    ball = KernelBilliard(K, y, K_test, lam=0.1, refresh_rate=1.0, random_state=1)
+    ball.run(5000)
+    gram = K + 0.1 * np.eye(60)
+    l = 60
+    np.testing.assert_allclose(ball.margins, y * (gram @ ball.alpha), atol=1e-9)
+    np.testing.assert_allclose(ball.test_projections, K_test @ ball.alpha, atol=1e-9)
+    np.testing.assert_allclose(ball.direction[l:2 * l], y * (gram @ ball.beta), atol=1e-9)
+    np.testing.assert_allclose(ball.direction[2 * l:], K_test @ ball.beta, atol=1e-9)
+    # still an orthonormal pair on the sphere
+    assert abs(ball.alpha @ gram @ ball.alpha - 1) < 1e-9
+    assert abs(ball.beta @ gram @ ball.beta - 1) < 1e-9
+    assert abs(ball.alpha @ gram @ ball.beta) < 1e-9
+    assert ball.n_refreshes > 0
+
+
+def test_wall_times_are_the_closed_form_roots():
+    """t_j from atan2 is the first positive zero of a_j cos t + b_j sin t, and the nearest is the argmin."""
+    X, y, _, _ = separable_problem(4, n_train=12, n_test=0, seed=8)
+    ball = KernelBilliard(linear_kernel(X), y, random_state=3)
+    ball.run(7)
+    times = ball.wall_times()
+    w, v = X.T @ ball.alpha, X.T @ ball.beta
+    for j, t in enumerate(times):
+        if j == ball.last_wall:
+            continue
+        grid = np.linspace(0, t, 2001)[:-1]
+        assert np.all(y[j] * ((np.cos(grid)[:, None] * w + np.sin(grid)[:, None] * v) @ X[j]) > -1e-12)
+        assert abs((math.cos(t) * w + math.sin(t) * v) @ X[j]) < 1e-9
+    wall, arc = ball._nearest_wall()
+    assert wall == int(np.argmin(times)) and arc == pytest.approx(times.min())
+
+
+def test_hard_margin_start_is_the_maximum_margin_direction():
+    """In R^2 the hard-margin perceptron without bias is found by brute force over angles."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((10, 2))
+    y = np.sign(X @ np.array([1.0, 2.0]))
+    w = X.T @ version_space_start(linear_kernel(X), y)
+    angles = np.linspace(0, 2 * np.pi, 200_001)
+    W = np.column_stack([np.cos(angles), np.sin(angles)])
+    best = W[np.argmax(np.min((W @ X.T) * y, axis=1))]
+    np.testing.assert_allclose(w, best, atol=1e-4)
+
+
+def test_hoeffding_rule_eq8():
+    n = hoeffding_bounces(0.05, 0.01)
+    assert n == 922                                     # the paper's "approximately 1000"
+    assert math.exp(-2 * n * 0.05 ** 2) <= 0.01 < math.exp(-2 * (n - 1) * 0.05 ** 2)
+    assert hoeffding_epsilon(n, 0.01) <= 0.05 < hoeffding_epsilon(n - 1, 0.01)
+    X, y, T, _ = separable_problem(3, 6, 5, seed=1)
+    p = billiard_probabilities(linear_kernel(X), y, linear_kernel(T, X), epsilon=0.2, eta=0.05, random_state=0)
+    assert p.shape == (5,) and np.all((p >= 0) & (p <= 1))
+
+
+def test_confidence_eq7():
+    np.testing.assert_allclose(transductive_confidence([0.5, 0.9, 0.1, 1.0]), [0.0, 0.8, 0.8, 1.0])
+
+
+def test_soft_version_runs_where_the_hard_one_has_no_version_space():
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.2], [-1.0, 0.3]])
+    y = np.array([1.0, -1.0, 1.0, -1.0])                   # the same point with both labels
+    K = rbf_kernel(X, L=1.0)
+    with pytest.raises(ValueError, match="No version space.*lam > 0"):
+        billiard_probabilities(K, y, K[:2], 100)
+    p = billiard_probabilities(K, y, K[:2], 500, lam=0.5, random_state=0)
+    assert np.all((p >= 0) & (p <= 1))
+    assert abs(p[0] - p[1]) < 1e-12                        # the two copies are the same test point
+
+
+def test_reproducible_with_a_seed():
+    X, y, T, _ = separable_problem(3, 8, 10, seed=2)
+    K, K_test = linear_kernel(X), linear_kernel(T, X)
+    first = billiard_probabilities(K, y, K_test, 500, random_state=42)
+    np.testing.assert_array_equal(first, billiard_probabilities(K, y, K_test, 500, random_state=42))
+    # one trajectory serves every test point: a subset gets exactly the same numbers
+    np.testing.assert_array_equal(first[3:7], billiard_probabilities(K, y, K_test[3:7], 500, random_state=42))
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(K=np.array([[1.0, 2.0], [2.0, 1.0]])), "positive semi-definite.*-1"),
+    (dict(K=np.array([[1.0, 0.5], [0.4, 1.0]])), "symmetric"),
+    (dict(y=np.array([1.0, 1.0])), "two classes"),
+    (dict(y=np.array([1.0, 2.0])), "-1 and \\+1"),
+    (dict(y=np.array([1.0])), "one entry per row"),
+    (dict(K_test=np.ones((3, 5))), "K_test must have one column per training point"),
+    (dict(n_bounces=0), "n_bounces must be >= 1"),
+    (dict(lam=-0.1), "lam must be >= 0"),
+    (dict(K=np.array([[1.0, np.nan], [np.nan, 1.0]])), "finite"),
+])
+def test_bad_input_is_refused(change, message):
+    arguments = dict(K=np.array([[1.0, 0.1], [0.1, 1.0]]), y=np.array([1.0, -1.0]), K_test=np.ones((3, 2)),
+                     n_bounces=10, lam=0.0)
+    arguments.update(change)
+    with pytest.raises(ValueError, match=message):
+        billiard_probabilities(arguments.pop("K"), arguments.pop("y"), arguments.pop("K_test"), **arguments)
+
+
+def test_bad_types_are_refused():
+    K, y = np.eye(2), np.array([1.0, -1.0])
+    with pytest.raises(TypeError, match="n_bounces must be an integer"):
+        billiard_probabilities(K, y, K, 10.5)
+    with pytest.raises(ValueError, match="epsilon must be > 0"):
+        hoeffding_bounces(0.0, 0.01)
+    with pytest.raises(ValueError, match="eta must be < 1"):
+        hoeffding_bounces(0.1, 1.0)
