@@ -19,9 +19,11 @@ $(STAMP): pyproject.toml
 
 # Extra options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port=8899"
 LAB_ARGS ?=
+# JupyterLab refuses to run as root (containers, CI) unless told.
+AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab $(LAB_ARGS) notebooks/
+	$(BIN)/jupyter lab $(AS_ROOT) $(LAB_ARGS) notebooks/
 
 test: $(STAMP) unit nbval-solutions nbval-notebooks
 
