@@ -16,7 +16,7 @@ from sklearn.linear_model import Perceptron
 from sklearn.model_selection import cross_val_score
 from sklearn.utils.estimator_checks import check_estimator
 
-from kgslab.data import xor_data
+from kgslab.data import separable_data, xor_data
 from kgslab.kernels import linear_kernel, normalise, rbf_kernel
 from kgslab.perceptron import (KernelPerceptron, best_novikoff_bound, kernel_perceptron,
                                novikoff_bound, perceptron, separating_alpha)
@@ -242,3 +242,27 @@ def test_bad_input_gets_clear_errors():
         separating_alpha(K, y, 0.0)
     with pytest.raises(ValueError, match="positive semi-definite"):
         novikoff_bound(K - 2 * np.eye(8), y, 0.5)
+
+
+# ---- the data of notebook 07 -----------------------------------------------------------------
+
+def test_separable_data_has_the_margin_it_promises():
+    X, y, u = separable_data(200, d=3, margin=0.25, random_state=20)
+    assert X.shape == (200, 3) and set(y) == {-1.0, 1.0}
+    assert np.linalg.norm(u) == pytest.approx(1.0)
+    assert np.min(y * (X @ u)) >= 0.25 - 1e-12
+    assert kernel_perceptron(linear_kernel(X), y).converged
+
+
+def test_xor_data_is_balanced_and_not_linearly_separable():
+    X, y = xor_data(8, noise=0.0)
+    np.testing.assert_array_equal(X[:4], X[4:])
+    assert np.sum(y > 0) == 4
+    X, y = xor_data(101, noise=0.3, random_state=21)
+    assert X.shape == (101, 2) and abs(np.sum(y)) <= 1
+    assert np.all(np.sign(X[:, 0] * X[:, 1])[np.abs(X).min(axis=1) > 0.9] == y[np.abs(X).min(axis=1) > 0.9])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert not KernelPerceptron(kernel="linear", max_epochs=50).fit(X, y).converged_
+    with pytest.raises(ValueError, match="noise must be >= 0"):
+        xor_data(10, noise=-1.0)

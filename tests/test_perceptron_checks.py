@@ -59,6 +59,15 @@ def test_blank_exercise_falls_back_to_a_working_reference(question, capsys):
     assert "not attempted yet" in capsys.readouterr().out
 
 
+def test_fallbacks_take_the_notebook_calls():
+    """The notebook calls perceptron(X, y) and kernel_perceptron(K, y) without max_epochs (default 100)."""
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])  # XOR: cycles, so the default number of epochs shows
+    w, alpha = check.question_5a(blank)(X, y)
+    assert np.array_equal(alpha, np.full(4, 100.0)) and np.allclose(w, 0)
+    assert np.array_equal(check.question_5b(blank)(X @ X.T, y), np.full(4, 100.0))
+
+
 def test_near_misses_are_caught(capsys):
     assert check.question_5a(primal_with_strict_inequality) is not primal_with_strict_inequality
     forgot_a = lambda K, y, a: np.linalg.solve(K, y) if a == 0 else np.linalg.solve(K + np.eye(len(y)), y)  # noqa
