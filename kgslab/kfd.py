@@ -82,7 +82,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 from scipy.special import expit, logsumexp
-from scipy.stats import multivariate_normal
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -200,8 +199,18 @@ class LabelNoiseEM:
 
 
 def _gaussian_log_densities(X, means, covariances):
-    return np.column_stack([multivariate_normal.logpdf(X, means[c], covariances[c], allow_singular=False)
-                            for c in (0, 1)])
+    """ln N(x_n | m_y, C_y) for y = 0, 1 as an (n, 2) array."""
+    columns = []
+    for mean, covariance in zip(means, covariances):
+        sign, log_det = np.linalg.slogdet(covariance)
+        if sign <= 0 or not np.isfinite(log_det):
+            raise ValueError("a class covariance became singular during EM (a flat direction in X, or a "
+                             "class with too few points); pass reg_covar > 0")
+        centred = X - mean
+        # The Mahalanobis terms by einsum: plain loops, fast for the small d of the toy.
+        mahalanobis = np.einsum("ni,ij,nj->n", centred, np.linalg.inv(covariance), centred)
+        columns.append(-0.5 * (mahalanobis + log_det + X.shape[1] * np.log(2 * np.pi)))
+    return np.column_stack(columns)
 
 
 def _gaussian_m_step(X, posterior, shared_covariance, reg_covar):

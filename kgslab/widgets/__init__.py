@@ -9,3 +9,4 @@ live in a module of their own, re-exported here.
 from .base import Panel, float_slider, log_slider
 from .regression import *  # noqa: F401,F403
 from .kgs import *  # noqa: F401,F403
+from .kfd import *  # noqa: F401,F403
