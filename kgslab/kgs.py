@@ -120,6 +120,14 @@ def kernel_coordinates(K, name: str = "K"):
 # ---------------------------------------------------------------------------
 # Steps 3-7: crossing angles, arc errors, the angle
 # ---------------------------------------------------------------------------
+def _as_signs(y, length=None):
+    """Labels in {-1, +1} (one class allowed: these helpers work on any set of points)."""
+    y = as_vector(y, "y", length=length, length_of="the outputs")
+    if not np.all(np.abs(y) == 1):
+        raise ValueError(f"y must hold the labels -1 and +1, got {np.unique(y)[:5].tolist()}")
+    return y
+
+
 def _angles_from_margins(a, b):
     """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
     phase = np.arctan2(b, a)
@@ -138,7 +146,7 @@ def crossing_angles(w_outputs, v_outputs, y):
     entry i is where point i becomes an error (phi_i + pi/2), entry m + i where it
     becomes correct again (phi_i + 3 pi/2).
     """
-    y = as_pm1_labels(y, "y")
+    y = _as_signs(y)
     w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
     v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
     return _angles_from_margins(y * w_outputs, y * v_outputs)
@@ -196,7 +204,7 @@ def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
 
     The reference against which the sweep is tested and benchmarked.  Returns error counts.
     """
-    y = as_pm1_labels(y, "y")
+    y = _as_signs(y)
     boundaries = as_vector(boundaries, "boundaries")
     ends = np.append(boundaries[1:], boundaries[0] + TWO_PI)
     middles = 0.5 * (boundaries + ends)

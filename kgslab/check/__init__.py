@@ -13,3 +13,4 @@ from .nb05_adatron import *  # noqa: F401,F403
 from .nb06_bag_of_words import *  # noqa: F401,F403
 from .nb02_kernel_ridge import *  # noqa: F401,F403
 from .nb03_gp import *  # noqa: F401,F403
+from .nb08_kgs import *  # noqa: F401,F403
