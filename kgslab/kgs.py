@@ -89,6 +89,8 @@ __all__ = [
     "log_likelihood",
     "log_evidence",
     "consistent_start",
+    "autocorrelation",
+    "effective_sample_size",
     "quadratic_svm",
     "BayesPointMachine",
 ]
@@ -502,6 +504,40 @@ def log_evidence(K, y, q, *, n_rungs: int = 17, n_samples: int = 300, burn_in: i
     if np.ndim(q) == 0:
         return float(log_ev[0]), float(error[0])
     return log_ev, error
+
+
+# ---------------------------------------------------------------------------
+# Mixing diagnostics
+# ---------------------------------------------------------------------------
+def autocorrelation(chain, max_lag: int = 50):
+    """Sample autocorrelation rho_0 .. rho_max_lag of a scalar chain (by FFT, O(n log n))."""
+    chain = as_vector(chain, "chain")
+    centred = chain - chain.mean()
+    n = chain.shape[0]
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    spectrum = np.fft.rfft(centred, size)
+    covariance = np.fft.irfft(spectrum * np.conj(spectrum), size)[: min(max_lag, n - 1) + 1] / n
+    if covariance[0] <= 0:
+        raise ValueError("chain is constant: its autocorrelation is undefined")
+    return covariance / covariance[0]
+
+
+def effective_sample_size(chain):
+    """n / (1 + 2 sum_k rho_k), the sum cut by Geyer's initial positive sequence rule.
+
+    Pairs rho_{2k} + rho_{2k+1} are summed while they stay positive (for a reversible chain
+    they are positive and decreasing in theory; the first negative pair is noise).
+    """
+    chain = as_vector(chain, "chain")
+    n = chain.shape[0]
+    rho = autocorrelation(chain, max_lag=n - 1)
+    total = -1.0  # 1 + 2 (rho_1 + rho_2 + ...) = -rho_0 + 2 * sum of pairs from lag 0
+    for lag in range(0, len(rho) - 1, 2):
+        pair = rho[lag] + rho[lag + 1]
+        if pair <= 0:
+            break
+        total += 2.0 * pair
+    return float(n / max(total, 1e-12))
 
 
 # ---------------------------------------------------------------------------

@@ -288,3 +288,18 @@ def test_bad_input_is_refused():
     # Noisy labels have no version space: q = 0 says so instead of sampling nonsense.
     with pytest.raises(ValueError, match="no w classifies every training point"):
         kgs.gibbs_sample(K, y, 0.0, 10)
+
+
+def test_effective_sample_size_of_an_ar1_chain():
+    # AR(1) x_t = rho x_{t-1} + noise has autocorrelation rho^k and ESS = n (1 - rho) / (1 + rho).
+    rng = np.random.default_rng(0)
+    n, rho = 200_000, 0.8
+    noise = rng.standard_normal(n)
+    chain = np.empty(n)
+    chain[0] = noise[0]
+    for t in range(1, n):
+        chain[t] = rho * chain[t - 1] + noise[t]
+    np.testing.assert_allclose(kgs.autocorrelation(chain, 3), rho ** np.arange(4), atol=0.01)
+    assert kgs.effective_sample_size(chain) == pytest.approx(n * (1 - rho) / (1 + rho), rel=0.1)
+    independent = rng.standard_normal(20_000)
+    assert kgs.effective_sample_size(independent) == pytest.approx(20_000, rel=0.1)
