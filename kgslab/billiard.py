@@ -60,6 +60,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.linalg.blas import daxpy
 from scipy.optimize import nnls
 
 from ._estimator import KernelClassifier
@@ -146,13 +147,15 @@ def _start_in_span(gram, y, span_values, span_vectors, lam):
 class KernelBilliard:
     """The ball, its flight and its bookkeeping (section 3.2 with the kit's incremental projections).
 
-    The state is two vectors of length l + l + m, the position and the direction, laid out as
+    The state is kept as two small blocks, each with a position row and a direction row:
 
-        position  = [ alpha | y_i <w, phi(x_i)> for training points | <w, phi(x_j)> for test points ]
-        direction = [ beta  | y_i <v, phi(x_i)>                      | <v, phi(x_j)>                  ]
+        train = [[ alpha | y_i <w, phi(x_i)> ],        test = [[ <w, phi(x_j)> ],
+                 [ beta  | y_i <v, phi(x_i)> ]]                [ <v, phi(x_j)> ]]
 
-    with ||w|| = ||v|| = 1 and <w, v> = 0.  A flight rotates the pair (a few vector operations); a reflection
-    at wall c subtracts a multiple of row c of [y * K | K_test'] from the direction.  Nothing recomputes K alpha.
+    with ||w|| = ||v|| = 1 and <w, v> = 0.  A flight rotates both rows at once (a 2 x 2 rotation times each
+    block); a reflection at wall c subtracts a multiple of row c of y * K (training block) and of column c of
+    K_test (test block) from the direction.  Nothing recomputes K alpha.  The training block never sees the
+    test points, so the trajectory is the same whichever test points ride along.
 
     Test points are credited lazily: the label region of test point j only changes when the ball crosses its
     great sphere, which is seen as a sign change of <w, phi(x_j)> over a flight; only then is the exact
@@ -174,8 +177,9 @@ class KernelBilliard:
         self.n_train, self.n_test = n_train, K_test.shape[0]
         self.cross = np.ascontiguousarray(K_test)
         self.diagonal = np.diag(self.gram).copy()
-        # Row c: how a unit step along phi(x_c) changes every signed training projection and test projection.
-        self.reflect_rows = np.hstack([self.gram * self.y[None, :], self.cross.T])
+        # Row c: how a unit step along phi(x_c) changes the signed training projections / the test projections.
+        self._train_rows = self.gram * self.y[None, :]
+        self._test_rows = np.ascontiguousarray(self.cross.T)
         self.rng = as_generator(random_state)
         self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0)
         # Isotropic directions in the span: z = sum_k g_k e_k with the orthonormal basis
@@ -186,15 +190,13 @@ class KernelBilliard:
         if start is None:
             start = _start_in_span(self.gram, self.y, span_values, span_vectors, self.lam)
         start = as_vector(start, "start", length=n_train, length_of="K")
-        size = 2 * n_train + self.n_test
-        self.position = np.empty(size)
-        self.direction = np.zeros(size)
-        self._buffer = np.empty(size)
-        self._scaled = np.empty(size)
+        self._train = np.zeros((2, 2 * n_train))
+        self._test = np.zeros((2, self.n_test))
+        self._train_spare, self._test_spare = np.empty_like(self._train), np.empty_like(self._test)
         self._keys = np.empty(n_train)
-        self.position[:n_train] = start
-        self.position[n_train:2 * n_train] = self.y * (self.gram @ start)
-        self.position[2 * n_train:] = self.cross @ start
+        self._train[0, :n_train] = start
+        self._train[0, n_train:] = self.y * (self.gram @ start)
+        self._test[0] = self.cross @ start
         if np.min(self.margins) <= 0:
             raise ValueError("start must lie inside version space: every y_i <w, phi(x_i)> must be > 0, "
                              f"but the smallest is {np.min(self.margins):.3g}")
@@ -211,37 +213,51 @@ class KernelBilliard:
     @property
     def alpha(self):
         """w = sum_i alpha_i phi(x_i)."""
-        return self.position[:self.n_train]
+        return self._train[0, :self.n_train]
 
     @property
     def beta(self):
         """v = sum_i beta_i phi(x_i)."""
-        return self.direction[:self.n_train]
+        return self._train[1, :self.n_train]
 
     @property
     def margins(self):
         """y_i <w, phi(x_i)> for every training point: all positive inside version space."""
-        return self.position[self.n_train:2 * self.n_train]
+        return self._train[0, self.n_train:]
+
+    @property
+    def slopes(self):
+        """y_i <v, phi(x_i)>: how fast each margin changes at the start of the flight."""
+        return self._train[1, self.n_train:]
 
     @property
     def test_projections(self):
         """<w, phi(x_j)> for every test point."""
-        return self.position[2 * self.n_train:]
+        return self._test[0]
+
+    @property
+    def test_slopes(self):
+        """<v, phi(x_j)> for every test point."""
+        return self._test[1]
 
     # ---- keeping w and v an orthonormal pair (O(l + m): norms are read off the projections) ----------
     def _renormalise_position(self):
-        self.position /= math.sqrt(self.alpha @ (self.y * self.margins))     # ||w||^2 = alpha' K alpha
+        norm = math.sqrt(self.alpha @ (self.y * self.margins))                 # ||w||^2 = alpha' K alpha
+        self._train[0] /= norm
+        self._test[0] /= norm
 
     def _renormalise_direction(self):
         """Make v a unit vector orthogonal to w; False when v is (numerically) parallel to w."""
-        l = self.n_train
         beta_signed = self.beta * self.y
         overlap = beta_signed @ self.margins                                   # <v, w> = beta' K alpha
-        self.direction -= overlap * self.position
-        norm_squared = beta_signed @ self.direction[l:2 * l]                   # ||v||^2 = beta' K beta
+        self._train[1] -= overlap * self._train[0]
+        self._test[1] -= overlap * self._test[0]
+        norm_squared = (self.beta * self.y) @ self.slopes                      # ||v||^2 = beta' K beta
         if norm_squared < 1e-24:
             return False
-        self.direction /= math.sqrt(norm_squared)
+        norm = math.sqrt(norm_squared)
+        self._train[1] /= norm
+        self._test[1] /= norm
         return True
 
     def _new_direction(self):
@@ -249,13 +265,14 @@ class KernelBilliard:
         l = self.n_train
         self._can_move = self._span_coefficients.shape[1] >= 2
         if not self._can_move:
-            self.direction[:] = 0.0      # rank K = 1: version space is a single point; the ball stays put
+            self._train[1] = 0.0     # rank K = 1: version space is a single point; the ball stays put
+            self._test[1] = 0.0
             return
         for _attempt in range(20):
             gaussian = self.rng.standard_normal(self._span_coefficients.shape[1])
-            self.direction[:l] = self._span_coefficients @ gaussian
-            self.direction[l:2 * l] = self.y * (self._span_projections @ gaussian)
-            self.direction[2 * l:] = self.cross @ self.direction[:l]
+            self._train[1, :l] = self._span_coefficients @ gaussian
+            self._train[1, l:] = self.y * (self._span_projections @ gaussian)
+            self._test[1] = self.cross @ self._train[1, :l]
             if self._renormalise_direction():
                 return
         raise RuntimeError("could not draw a direction tangent to the sphere")  # pragma: no cover
@@ -263,9 +280,8 @@ class KernelBilliard:
     # ---- one flight, one bounce ----------------------------------------------------------------------
     def wall_times(self):
         """Flight time (arc length) to every training wall: t_j = atan2(y_j a_j, -y_j b_j) in [0, pi]."""
-        l = self.n_train
         inside = np.maximum(self.margins, 0.0)          # rounding can leave the wall just hit at -1e-17
-        times = np.arctan2(inside, -self.direction[l:2 * l])
+        times = np.arctan2(inside, -self.slopes)
         if self.last_wall >= 0:
             times[self.last_wall] = math.pi             # just left it: its next crossing is half a circle away
         return times
@@ -273,28 +289,31 @@ class KernelBilliard:
     def _nearest_wall(self):
         """argmin_j t_j without an arctan per wall: t = arccot(-b/a) falls as -b/a grows, so minimise b/a."""
         l = self.n_train
-        np.maximum(self.margins, 1e-300, out=self._keys)
-        np.divide(self.direction[l:2 * l], self._keys, out=self._keys)
+        margins, slopes = self._train[0, l:], self._train[1, l:]
+        keys = self._keys
+        np.maximum(margins, 1e-300, out=keys)
+        np.divide(slopes, keys, out=keys)
         if self.last_wall >= 0:
-            self._keys[self.last_wall] = math.inf
-        wall = int(np.argmin(self._keys))
-        return wall, math.atan2(max(self.margins[wall], 0.0), -self.direction[l + wall])
+            keys[self.last_wall] = math.inf
+        wall = int(keys.argmin())
+        return wall, math.atan2(max(float(margins[wall]), 0.0), -float(slopes[wall]))
 
     def _fly(self, arc):
-        """Move along the great circle w(t) = cos t w + sin t v by `arc`, crediting the test points."""
+        """Move along the great circle w(t) = cos t w + sin t v by `arc`, crediting the test points.
+
+        The flight is a rotation in the (w, v) plane applied to each block at once:
+        (w, v) <- (cos t w + sin t v, -sin t w + cos t v), one 2 x 2 by 2 x n product per block.
+        """
         if arc <= 0:
             return
         cos, sin = math.cos(arc), math.sin(arc)
-        new_position, scaled = self._buffer, self._scaled
-        np.multiply(self.position, cos, out=new_position)
-        np.multiply(self.direction, sin, out=scaled)
-        new_position += scaled
+        rotation = np.array([[cos, sin], [-sin, cos]])
+        np.dot(rotation, self._train, out=self._train_spare)
+        self._train, self._train_spare = self._train_spare, self._train
         if self.n_test:
-            self._credit_crossings(new_position[2 * self.n_train:], arc)
-        self.direction *= cos
-        np.multiply(self.position, sin, out=scaled)
-        self.direction -= scaled
-        self.position, self._buffer = new_position, self.position    # swap buffers instead of copying
+            np.dot(rotation, self._test, out=self._test_spare)
+            self._credit_crossings(self._test_spare[0], arc)
+            self._test, self._test_spare = self._test_spare, self._test
         self.arc_length += arc
 
     def _credit_crossings(self, new_projections, arc):
@@ -302,22 +321,24 @@ class KernelBilliard:
         flipped = np.flatnonzero((new_projections > 0) != self._positive)
         if flipped.size == 0:
             return
-        l2 = 2 * self.n_train
-        side = np.where(self._positive[flipped], 1.0, -1.0)
+        was_positive = self._positive[flipped]
+        side = np.where(was_positive, 1.0, -1.0)
         # The crossing arc of test point j, the paper's flight time tau for x_{l+1}, in closed form.
-        crossing = np.arctan2(side * self.position[l2 + flipped], -side * self.direction[l2 + flipped])
+        crossing = np.arctan2(side * self._test[0, flipped], -side * self._test[1, flipped])
         crossing = self.arc_length + np.minimum(crossing, arc)
-        self.time_plus[flipped] += np.where(self._positive[flipped], crossing - self._since[flipped], 0.0)
+        self.time_plus[flipped] += np.where(was_positive, crossing - self._since[flipped], 0.0)
         self._since[flipped] = crossing
-        self._positive[flipped] = ~self._positive[flipped]
+        self._positive[flipped] = ~was_positive
 
     def _reflect(self, wall):
         """v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3), applied to beta and to every projection."""
         l = self.n_train
-        step = 2.0 * self.y[wall] * self.direction[l + wall] / self.diagonal[wall]
-        self.direction[wall] -= step
-        np.multiply(self.reflect_rows[wall], step, out=self._scaled[l:])
-        self.direction[l:] -= self._scaled[l:]
+        step = 2.0 * self.y[wall] * self._train[1, l + wall] / self.diagonal[wall]
+        direction = self._train[1]
+        direction[wall] -= step
+        daxpy(self._train_rows[wall], direction[l:], a=-step)       # in place: slopes -= step * y K[c]
+        if self.n_test:
+            daxpy(self._test_rows[wall], self._test[1], a=-step)    # in place: test slopes -= step K_test[:, c]
         self.last_wall = wall
         self.n_bounces += 1
 
