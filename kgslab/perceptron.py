@@ -258,6 +258,8 @@ def best_novikoff_bound(K, y, a: float) -> NovikoffBound:
     (Cholesky), that is (1/2) ||C' beta - C^{-1} 1||^2 up to a constant: a
     non-negative least-squares problem, solved exactly by scipy's nnls.
     w = sum_i beta_i y_i phi~(x_i); the returned alpha is beta * y.
+    Needs K + aI non-singular (a > 0, or a positive definite K such as an RBF
+    kernel on distinct points); otherwise a ValueError says to use a > 0.
     """
     gram, y, a = _modified_gram(K, y, a, a_low_open=False)
     _cholesky(gram, a)  # same clear error for a singular K + aI
