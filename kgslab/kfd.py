@@ -82,6 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 from scipy.special import expit, logsumexp
+from threadpoolctl import threadpool_limits
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -356,6 +357,12 @@ def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, 
     return _FisherFit(alpha, means_1d, variance, rates, observed_priors, posterior, history, n_iter)
 
 
+# _ONE_BLAS_THREAD: the EM loop runs BLAS on one thread.  Its matrices are b x b
+# (b = n_basis, about 200), too small for threads to help, and on a busy machine
+# threads waiting for one another cost a hundredfold (measured on the kit's 2-core
+# machine under load: Cholesky of a 200 x 200 matrix 0.8 ms on one thread, 120 ms on two).
+
+
 class _FisherDiscriminantBase(KernelClassifier):
     """Shared fit/predict for KFD and LabelNoiseKFD (subclasses set the EM settings)."""
 
@@ -456,7 +463,8 @@ class KFD(_FisherDiscriminantBase):
     def fit(self, X, y):
         mu, n_basis = self._check_fisher_params()
         K_basis, self._y_index = self._basis_inputs(X, y, n_basis)
-        fit = _fit_label_noise_fisher(K_basis, self._y_index, (0.0, 0.0), mu, max_iter=1, tol=0.0)
+        with threadpool_limits(1, user_api="blas"):   # see _ONE_BLAS_THREAD
+            fit = _fit_label_noise_fisher(K_basis, self._y_index, (0.0, 0.0), mu, max_iter=1, tol=0.0)
         return self._store(fit)
 
 
@@ -492,6 +500,7 @@ class LabelNoiseKFD(_FisherDiscriminantBase):
         if np.any(rates >= 1):
             raise ValueError(f"initial_flip_rates must be < 1, got {rates.tolist()}")
         K_basis, self._y_index = self._basis_inputs(X, y, n_basis)
-        fit = _fit_label_noise_fisher(K_basis, self._y_index, rates, mu, max_iter, tol)
+        with threadpool_limits(1, user_api="blas"):   # see _ONE_BLAS_THREAD
+            fit = _fit_label_noise_fisher(K_basis, self._y_index, rates, mu, max_iter, tol)
         self.n_iter_ = fit.n_iter
         return self._store(fit)

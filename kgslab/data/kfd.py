@@ -19,7 +19,7 @@ from ._paths import DATA_DIR
 
 __all__ = [
     "KFD_TOY", "kfd_toy_data", "digits_pair", "SKY_PHOTOGRAPHS", "SKY_BLOCK_OFFSETS", "load_photograph",
-    "load_sky_mask", "sky_block_features", "SkyProblem", "sky_problem",
+    "load_sky_mask", "sky_block_features", "SkyProblem", "sky_problem", "role_of_columns",
 ]
 
 # ---- the toy problem ----------------------------------------------------------------------------
@@ -187,50 +187,78 @@ def sky_block_features(image, stride: int = 1):
 
 @dataclass
 class SkyProblem:
-    """Features and labels of the sky task.
+    """Features and labels of the sky task (features: `sky_block_features`, one row per sampled pixel).
 
-    y_*_image: the per-image labels (1 = "the photograph contains sky"), noisy for pixels;
-    y_*_pixel: the true pixel labels from the kit's masks (1 = sky).
+    y_train_image: the per-image labels (1 = "the photograph contains sky"), the
+    paper's cheap, noisy labels for pixels; y_*_pixel: the true pixel labels from
+    the kit's masks (1 = sky).  *_source: the photograph (and strip) each row came from.
     """
 
     X_train: np.ndarray
     y_train_image: np.ndarray
     y_train_pixel: np.ndarray
+    X_validation: np.ndarray
+    y_validation_pixel: np.ndarray
     X_test: np.ndarray
     y_test_pixel: np.ndarray
-    test_names: list
-    train_names: list
+    train_source: np.ndarray
+    validation_source: np.ndarray
+    test_source: np.ndarray
 
 
-def _strip(image, part: int, parts: int):
-    """The part-th of `parts` vertical strips of an image (every strip reaches top to bottom)."""
-    edges = np.linspace(0, image.shape[1], parts + 1).astype(int)
-    return image[:, edges[part]:edges[part + 1]]
+def role_of_columns(width: int, n_roles: int, strips_per_role: int = 3) -> np.ndarray:
+    """Which role (0 .. n_roles-1) each column of a photograph plays when it is shared between roles.
+
+    The columns are cut into n_roles * strips_per_role vertical strips of (nearly)
+    equal width and the strips are dealt to the roles in turn (0, 1, 2, 0, 1, 2, ...),
+    so every role sees every part of the photograph (the left of china is a deeper
+    blue than its hazy right).
+    """
+    edges = np.linspace(0, width, n_roles * strips_per_role + 1).astype(int)
+    strip_of_column = np.searchsorted(edges, np.arange(width), side="right") - 1
+    return strip_of_column % n_roles
 
 
-def sky_problem(train_names=("china", "rocket", "flower", "coffee"), test_names=("china", "rocket", "chelsea"),
-                stride: int = 3, split: bool = True) -> SkyProblem:
-    """The sky task: training pixels labelled by image, test pixels labelled by the masks.
+def sky_problem(train=("china", "rocket", "flower", "coffee"), validation=("china", "rocket", "astronaut"),
+                test=("china", "rocket", "chelsea"), stride: int = 3, strips_per_role: int = 3) -> SkyProblem:
+    """The sky task: training pixels labelled by image, validation and test pixels by the masks.
 
     Only two photographs that ship with the kit's dependencies show sky, so a
-    photograph named both for training and for testing is split into vertical
-    strips: the left half trains, the right half tests (with `split`), and
-    no pixel is used twice.  Features are `sky_block_features` every `stride`
-    pixels.
+    photograph named in more than one role is shared: its columns are cut into
+    vertical strips dealt to the roles in turn (`role_of_columns`), and no pixel
+    is used twice.  Features are `sky_block_features` of the whole photograph,
+    every `stride` pixels, so strips have no artificial seams (a block near a
+    strip's edge sees up to 4 pixels of its neighbour, the price of sharing).
     """
-    def pieces(names, part):
-        features, image_labels, pixel_labels = [], [], []
+    roles = {"train": tuple(train), "validation": tuple(validation), "test": tuple(test)}
+    for role, names in roles.items():
         for name in names:
+            if name not in SKY_PHOTOGRAPHS:
+                raise ValueError(f"{role} names must be among {sorted(SKY_PHOTOGRAPHS)}, got {name!r}")
+    stride = as_positive_int(stride, "stride")
+    strips_per_role = as_positive_int(strips_per_role, "strips_per_role")
+
+    def pieces(role):
+        features, image_labels, pixel_labels, sources = [], [], [], []
+        for name in roles[role]:
             image, mask = load_photograph(name), load_sky_mask(name)
-            if split and name in train_names and name in test_names:
-                image, mask = _strip(image, part, 2), _strip(mask, part, 2)
             X, rows, columns = sky_block_features(image, stride)
+            used_in = [other for other, names in roles.items() if name in names]
+            label = name
+            if len(used_in) > 1:
+                column_role = role_of_columns(image.shape[1], len(used_in), strips_per_role)
+                keep = column_role[columns] == used_in.index(role)
+                X, rows, columns = X[keep], rows[keep], columns[keep]
+                label = f"{name} ({role} strips)"
             features.append(X)
             image_labels.append(np.full(len(X), int(SKY_PHOTOGRAPHS[name])))
             pixel_labels.append(mask[rows, columns].astype(int))
-        return np.vstack(features), np.concatenate(image_labels), np.concatenate(pixel_labels)
+            sources.append(np.full(len(X), label, dtype=object))
+        return (np.vstack(features), np.concatenate(image_labels), np.concatenate(pixel_labels),
+                np.concatenate(sources))
 
-    X_train, y_train_image, y_train_pixel = pieces(train_names, 0)
-    X_test, _, y_test_pixel = pieces(test_names, 1)
-    return SkyProblem(X_train, y_train_image, y_train_pixel, X_test, y_test_pixel, list(test_names),
-                      list(train_names))
+    X_train, y_train_image, y_train_pixel, train_source = pieces("train")
+    X_validation, _, y_validation_pixel, validation_source = pieces("validation")
+    X_test, _, y_test_pixel, test_source = pieces("test")
+    return SkyProblem(X_train, y_train_image, y_train_pixel, X_validation, y_validation_pixel, X_test,
+                      y_test_pixel, train_source, validation_source, test_source)
