@@ -245,6 +245,8 @@ _STOP_WORD_TEXT = {
         être est sont était étaient sera seront serait seraient été étant suis es sommes êtes
         soit soient fut furent
         avoir ai as a avons avez ont avait avaient aura auront aurait auraient eu ayant
+        peut peuvent pouvoir pourra pourront doit doivent devoir devra devront
+        chaque chacun chacune aucun aucune ainsi celui celle ceux celles
     """,
     "german": """
         der die das den dem des ein eine einer eines einem einen
@@ -262,6 +264,8 @@ _STOP_WORD_TEXT = {
         hat haben hatte hatten habe hast habt gehabt
         kann können konnte muss müssen soll sollen sollte darf dürfen will wollen mag
         da dort hier dann
+        wer wen wem wessen deren dessen niemand jemand weder sofern soweit etwa
+        andere anderer anderes anderem anderen
     """,
     "italian": """
         il lo la i gli le l un uno una
@@ -281,6 +285,8 @@ _STOP_WORD_TEXT = {
         sia siano fosse fossero
         ha hanno ho hai abbiamo avete aveva avevano avrà avranno avere avuto
         può possono deve devono
+        d ad senza prima dopo entro contro verso presso soltanto solo
+        nessuno nessuna ognuno ognuna qualsiasi qualunque
     """,
 }
 
