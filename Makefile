@@ -9,7 +9,7 @@ NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # Two workers, one per core; loadscope keeps all cells of one notebook on one worker (nbval needs that).
 XDIST := -n 2 --dist loadscope
 
-.PHONY: lab test unit nbval-solutions nbval-notebooks notebooks check-notebooks bench data run-solutions clean
+.PHONY: lab test unit browser nbval-solutions nbval-notebooks notebooks check-notebooks bench data run-solutions clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,10 +25,16 @@ AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(AS_ROOT) $(LAB_ARGS) notebooks/
 
-test: $(STAMP) unit nbval-solutions nbval-notebooks
+test: $(STAMP) unit nbval-solutions nbval-notebooks browser
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) tests
+	$(BIN)/python -m pytest $(XDIST) tests --ignore=tests/browser
+
+# JupyterLab in headless Chromium: every solution notebook run in the page, every slider panel moved.
+# One server and one browser for the session, notebooks one at a time (no xdist). Skipped, with the
+# reason and how to enable them, when /usr/bin/chromium or Playwright is missing.
+browser: $(STAMP)
+	$(BIN)/python -m pytest tests/browser
 
 # Solutions: every stored output is compared (images and widget views excepted).
 nbval-solutions: $(STAMP)

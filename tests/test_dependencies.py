@@ -28,12 +28,17 @@ def pyproject_requirements():
     return dict(_split(r) for r in requirements)
 
 
+# conda-forge names that differ from the PyPI names in pyproject.toml.
+CONDA_TO_PYPI = {"playwright-python": "playwright"}
+
+
 def environment_requirements():
     environment = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda = [entry for entry in environment["dependencies"] if isinstance(entry, str)]
     pip_entries = [entry for entry in environment["dependencies"] if isinstance(entry, dict)]
     assert pip_entries and pip_entries[0]["pip"] == ["-e ."], "environment.yml must pip-install the kit itself"
-    return dict(_split(r) for r in conda if _split(r)[0] not in ("python", "pip"))
+    requirements = dict(_split(r) for r in conda if _split(r)[0] not in ("python", "pip"))
+    return {CONDA_TO_PYPI.get(name, name): specifier for name, specifier in requirements.items()}
 
 
 def test_environment_yml_matches_pyproject():
