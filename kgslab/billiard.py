@@ -67,8 +67,10 @@ from ._estimator import KernelClassifier
 from ._validation import (as_cross_kernel, as_generator, as_gram, as_pm1_labels, as_positive_int,
                           as_scalar, as_vector)
 
-__all__ = ["hoeffding_bounces", "hoeffding_epsilon", "version_space_start", "KernelBilliard",
-           "billiard_probabilities", "transductive_confidence", "BayesianTransduction"]
+__all__ = ["hoeffding_bounces", "hoeffding_epsilon", "version_space_start", "flight_times", "billiard_bounce",
+           "KernelBilliard", "billiard_probabilities", "transductive_confidence", "BayesianTransduction",
+           "spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_curve", "compare_with_svm", "match_theta_max",
+           "figure2_curves"]
 
 # Eigen-directions of K below this fraction of the largest eigenvalue are treated as numerical noise:
 # a random direction along them would carry huge coefficients and only rounding error.
@@ -104,6 +106,42 @@ def _check_gram_and_span(K, lam):
             + (f" (after adding lam = {lam:g})" if lam > 0 else ""))
     keep = eigenvalues > SPAN_RTOL * max(eigenvalues[-1], 1e-300)
     return gram, eigenvalues[keep], eigenvectors[:, keep]
+
+
+def flight_times(margins, slopes):
+    """Flight time (arc length on the sphere) from w along direction v to every wall (step 2).
+
+    margins = y_j <w, phi(x_j)> >= 0 and slopes = y_j <v, phi(x_j)>, with ||w|| = ||v|| = 1, <w, v> = 0.  On
+    the great circle w(t) = cos t w + sin t v the margin is margins cos t + slopes sin t, whose first zero is
+
+        t_j = atan2(margins_j, -slopes_j)  in [0, pi]
+
+    (below pi/2 when the ball moves towards the wall, above when it moves away).  The paper's
+    tau_j = -<w, phi_j> / <v, phi_j> is tan t_j for the straight line w + tau v.
+    """
+    margins = np.asarray(margins, dtype=float)
+    return np.arctan2(np.maximum(margins, 0.0), -np.asarray(slopes, dtype=float))
+
+
+def billiard_bounce(alpha, beta, K, y, last_wall=-1):
+    """One bounce the paper's way, recomputing every projection: O(l^2).  Returns (alpha', beta', wall, arc).
+
+    alpha and beta are the unit-norm, orthogonal position and direction; the ball flies to the nearest wall
+    (skipping `last_wall`, the one it has just left), moves there on the great circle and reflects:
+    v' = v - 2 <v, phi_c> phi_c / K_cc (step 3).  The kit's `KernelBilliard` does the same in O(l).
+    """
+    K = np.asarray(K, dtype=float)
+    y = np.asarray(y, dtype=float)
+    margins, slopes = y * (K @ alpha), y * (K @ beta)
+    times = flight_times(margins, slopes)
+    if last_wall >= 0:
+        times[last_wall] = np.inf
+    wall = int(np.argmin(times))
+    arc = float(times[wall])
+    new_alpha = np.cos(arc) * alpha + np.sin(arc) * beta
+    new_beta = -np.sin(arc) * alpha + np.cos(arc) * beta
+    new_beta[wall] -= 2.0 * (K[wall] @ new_beta) / K[wall, wall]
+    return new_alpha, new_beta, wall, arc
 
 
 def version_space_start(K, y, *, lam: float = 0.0) -> np.ndarray:
@@ -280,8 +318,7 @@ class KernelBilliard:
     # ---- one flight, one bounce ----------------------------------------------------------------------
     def wall_times(self):
         """Flight time (arc length) to every training wall: t_j = atan2(y_j a_j, -y_j b_j) in [0, pi]."""
-        inside = np.maximum(self.margins, 0.0)          # rounding can leave the wall just hit at -1e-17
-        times = np.arctan2(inside, -self.slopes)
+        times = flight_times(self.margins, self.slopes)   # clips the wall just hit (-1e-17) at 0
         if self.last_wall >= 0:
             times[self.last_wall] = math.pi             # just left it: its next crossing is half a circle away
         return times
@@ -487,3 +524,152 @@ class BayesianTransduction(KernelClassifier):
     def confidence(self, X):
         """c_trans = 2 max(p+, p-) - 1 (eq. 7) for every row of X."""
         return transductive_confidence(self._p_plus(self._cross_kernel(X)))
+
+
+# ---- exact volumes on the sphere in R^3 (the notebook's and the tests' reference) ------------------------
+
+def spherical_polygon_area(normals) -> float:
+    """Area of the region {w in S^2 : <w, n_i> > 0 for every row n_i of `normals`} (0 if it is empty).
+
+    The region is a convex spherical polygon; its corners are the intersections n_i x n_j (either sign)
+    of two great circles that satisfy every other constraint.  Cut it into triangles from its centre and
+    add their areas (spherical excess, Van Oosterom and Strackee: tan(E/2) = |a.(b x c)| / (1 + a.b + b.c + c.a)).
+    """
+    normals = np.asarray(normals, dtype=float)
+    if normals.ndim != 2 or normals.shape[1] != 3:
+        raise ValueError(f"normals must be an (n, 3) array, got shape {normals.shape}")
+    normals = normals / np.linalg.norm(normals, axis=1, keepdims=True)
+    if len(normals) == 1:
+        return 2 * np.pi
+    corners = []
+    for i in range(len(normals)):
+        for j in range(i + 1, len(normals)):
+            cross = np.cross(normals[i], normals[j])
+            if np.linalg.norm(cross) < 1e-12:
+                continue
+            cross /= np.linalg.norm(cross)
+            for corner in (cross, -cross):
+                others = np.delete(normals, [i, j], axis=0) @ corner
+                if np.all(others >= -1e-12):
+                    corners.append(corner)
+    if len(corners) < 3:
+        if len(normals) == 2 and len(corners) == 2:     # a lune between two half-spheres
+            return 2 * float(np.arccos(np.clip(-normals[0] @ normals[1], -1, 1)))
+        return 0.0
+    corners = np.unique(np.round(np.array(corners), 12), axis=0)
+    centre = corners.mean(axis=0)
+    centre /= np.linalg.norm(centre)
+    # order the corners by angle around the centre
+    first = corners[0] - (corners[0] @ centre) * centre
+    first /= np.linalg.norm(first)
+    second = np.cross(centre, first)
+    order = np.argsort(np.arctan2(corners @ second, corners @ first))
+    corners = corners[order]
+    area = 0.0
+    for a, b in zip(corners, np.roll(corners, -1, axis=0)):
+        numerator = abs(centre @ np.cross(a, b))
+        denominator = 1 + centre @ a + a @ b + b @ centre
+        area += 2 * np.arctan2(numerator, denominator)
+    return float(area)
+
+
+def volume_ratio_on_sphere(X, y, X_test):
+    """Exact p+ = area(V+) / area(V) for a linear kernel in R^3 (X (l, 3), X_test (m, 3))."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    walls = y[:, None] * X
+    total = spherical_polygon_area(walls)
+    if total <= 0:
+        raise ValueError("No version space: these points and labels cannot be separated by a plane through 0")
+    return np.array([spherical_polygon_area(np.vstack([walls, x[None, :]])) / total
+                     for x in np.asarray(X_test, dtype=float)])
+
+
+# ---- Figure 2: error against rejection rate ----------------------------------------------------------------
+
+def error_rejection_curve(confidence, correct, thresholds):
+    """For each threshold theta: the rejection rate (confidence < theta) and the error on the rest.
+
+    Returns (rejection, error), arrays with one entry per threshold; the error is NaN where every point
+    is rejected.
+    """
+    confidence = np.asarray(confidence, dtype=float)
+    correct = np.asarray(correct, dtype=bool)
+    thresholds = np.atleast_1d(np.asarray(thresholds, dtype=float))
+    if confidence.shape != correct.shape or confidence.ndim != 1:
+        raise ValueError(f"confidence and correct must be 1-d of the same length, got shapes "
+                         f"{confidence.shape} and {correct.shape}")
+    rejected = confidence[None, :] < thresholds[:, None]
+    accepted = ~rejected
+    n_accepted = accepted.sum(axis=1)
+    wrong = (accepted & ~correct[None, :]).sum(axis=1)
+    error = np.divide(wrong, n_accepted, out=np.full(len(thresholds), np.nan), where=n_accepted > 0)
+    return rejected.mean(axis=1), error
+
+
+def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.6, C=1e6,
+                     random_state=None, progress=None):
+    """The paper's section 4 experiment: transduction confidence vs the SVM's |f(x)| on random splits.
+
+    For each split (features standardised on the training part): a hard-margin SVM (sklearn SVC, RBF kernel
+    exp(-||x-x'||^2 / 2 sigma^2), C large) gives labels and c_ind = |f(x)|; the billiard with the same kernel
+    gives labels by eq. (6) and c_trans by eq. (7).  Returns a dict of (n_splits, n_test) arrays:
+    trans_confidence, trans_correct, svm_confidence, svm_correct.
+    """
+    from sklearn.svm import SVC
+
+    from .data.uci import random_split
+    from .kernels import rbf_kernel
+
+    rng = as_generator(random_state)
+    results = {key: [] for key in ("trans_confidence", "trans_correct", "svm_confidence", "svm_correct")}
+    for split in range(as_positive_int(n_splits, "n_splits")):
+        X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
+        K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
+        svm = SVC(kernel="precomputed", C=C).fit(K, y_train)
+        decision = svm.decision_function(K_test)
+        p_plus = billiard_probabilities(K, y_train, K_test, n_bounces, random_state=rng)
+        results["svm_confidence"].append(np.abs(decision))
+        results["svm_correct"].append(np.where(decision > 0, 1.0, -1.0) == y_test)
+        results["trans_confidence"].append(transductive_confidence(p_plus))
+        results["trans_correct"].append(np.where(p_plus > 0.5, 1.0, -1.0) == y_test)
+        if progress is not None:
+            progress(split + 1)
+    return {key: np.array(value) for key, value in results.items()}
+
+
+def match_theta_max(results) -> float:
+    """The SVM threshold whose rejection rate equals the transduction's at theta = 1 (the paper's theta_max).
+
+    Transduction at theta = 1 rejects every point with c_trans < 1; theta_max is the quantile of the SVM's
+    confidences |f(x)| (pooled over the equal-sized splits) at that rejection rate.
+    """
+    rate = float(np.mean(results["trans_confidence"] < 1.0))
+    return float(np.quantile(results["svm_confidence"].ravel(), rate))
+
+
+def figure2_curves(results, n_thresholds: int = 41, theta_max=None):
+    """Mean error-rejection curves over the splits, with one standard error of each mean (Figure 2).
+
+    theta runs over [0, 1] for the transduction and over [0, theta_max] for the SVM (default
+    `match_theta_max`).  Returns a dict with "theta", "theta_max" and, for "trans" and "svm", a dict of
+    rejection and error means and standard errors (NaN-aware: a split that rejects everything has no error).
+    """
+    theta = np.linspace(0.0, 1.0, as_positive_int(n_thresholds, "n_thresholds", minimum=2))
+    if theta_max is None:
+        theta_max = match_theta_max(results)
+    curves = {"theta": theta, "theta_max": theta_max}
+    for method, scale in (("trans", 1.0), ("svm", theta_max)):
+        per_split = [error_rejection_curve(confidence, correct, theta * scale)
+                     for confidence, correct in zip(results[f"{method}_confidence"], results[f"{method}_correct"])]
+        rejection = np.array([curve[0] for curve in per_split])
+        error = np.array([curve[1] for curve in per_split])
+        counts = np.maximum(np.sum(np.isfinite(error), axis=0), 1)
+        with np.errstate(invalid="ignore"):
+            error_mean = np.nanmean(np.where(np.isfinite(error), error, np.nan), axis=0) \
+                if np.any(np.isfinite(error)) else np.full(len(theta), np.nan)
+            error_sem = np.nanstd(error, axis=0, ddof=0) / np.sqrt(counts)
+        curves[method] = {"rejection": rejection.mean(axis=0),
+                          "rejection_sem": rejection.std(axis=0) / np.sqrt(len(rejection)),
+                          "error": error_mean, "error_sem": error_sem}
+    return curves

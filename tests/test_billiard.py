@@ -185,3 +185,45 @@ def test_bad_types_are_refused():
         hoeffding_bounces(0.0, 0.01)
     with pytest.raises(ValueError, match="eta must be < 1"):
         hoeffding_bounces(0.1, 1.0)
+
+
+def test_exact_spherical_area_against_monte_carlo_and_closed_forms():
+    from kgslab.billiard import spherical_polygon_area, volume_ratio_on_sphere
+    assert spherical_polygon_area(np.eye(3)) == pytest.approx(np.pi / 2)          # an octant
+    assert spherical_polygon_area(np.eye(3)[:2]) == pytest.approx(np.pi)           # a quarter sphere (lune)
+    assert spherical_polygon_area(np.array([[1.0, 0, 0], [-1.0, 0, 0]])) == 0.0    # empty
+    X, y, T, rng = separable_problem(3, n_train=7, n_test=10, seed=9)
+    W = rng.standard_normal((1_000_000, 3))
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    inside = np.all((W @ X.T) * y > 0, axis=1)
+    assert spherical_polygon_area(y[:, None] * X) == pytest.approx(4 * np.pi * inside.mean(), rel=0.03)
+    np.testing.assert_allclose(volume_ratio_on_sphere(X, y, T), np.mean(W[inside] @ T.T > 0, axis=0), atol=0.02)
+    # and the billiard against the exact ratio
+    p_plus = billiard_probabilities(linear_kernel(X), y, linear_kernel(T, X), 6000, random_state=9)
+    assert np.max(np.abs(p_plus - volume_ratio_on_sphere(X, y, T))) < 0.03
+
+
+def test_paper_bounce_equals_the_incremental_one():
+    from kgslab.billiard import billiard_bounce
+    X, y, _, _ = separable_problem(4, n_train=15, n_test=0, seed=12)
+    K = linear_kernel(X)
+    ball = KernelBilliard(K, y, random_state=0)
+    alpha, beta, last = ball.alpha.copy(), ball.beta.copy(), -1
+    for _ in range(200):
+        alpha, beta, last, _arc = billiard_bounce(alpha, beta, K, y, last)
+        ball.step()
+        assert ball.last_wall == last
+    np.testing.assert_allclose(ball.alpha, alpha, atol=1e-8)
+
+
+def test_error_rejection_curve_by_hand():
+    from kgslab.billiard import error_rejection_curve, figure2_curves, match_theta_max
+    rejection, error = error_rejection_curve([0.1, 0.5, 0.9, 1.0], [False, True, False, True], [0, 0.5, 0.95, 2])
+    np.testing.assert_allclose(rejection, [0, 0.25, 0.75, 1.0])
+    np.testing.assert_allclose(error[:3], [0.5, 1 / 3, 0.0])
+    assert np.isnan(error[3])
+    results = {"trans_confidence": np.array([[1.0, 1.0, 0.2, 0.4]]), "trans_correct": np.ones((1, 4), bool),
+               "svm_confidence": np.array([[3.0, 0.5, 2.0, 1.0]]), "svm_correct": np.ones((1, 4), bool)}
+    assert match_theta_max(results) == pytest.approx(np.quantile([3.0, 0.5, 2.0, 1.0], 0.5))
+    curves = figure2_curves(results, n_thresholds=3)
+    assert curves["trans"]["rejection"][-1] == 0.5 and curves["svm"]["rejection"][-1] == 0.5

@@ -10,3 +10,4 @@ from .base import Panel, float_slider, log_slider
 from .regression import *  # noqa: F401,F403
 from .kgs import *  # noqa: F401,F403
 from .kfd import *  # noqa: F401,F403
+from .billiard import *  # noqa: F401,F403
