@@ -15,3 +15,4 @@ from .nb02_kernel_ridge import *  # noqa: F401,F403
 from .nb03_gp import *  # noqa: F401,F403
 from .nb08_kgs import *  # noqa: F401,F403
 from .nb09_billiard import *  # noqa: F401,F403
+from .nb10_kfd import *  # noqa: F401,F403
