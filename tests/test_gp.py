@@ -140,3 +140,20 @@ def test_notebook_03_checks_accept_right_and_refuse_wrong_answers(capsys):
     assert check.exercise_4b(gp_posterior) is gp_posterior
     assert check.exercise_4b(posterior_with_noise) is gp_posterior
     assert capsys.readouterr().out.count("✘") == 2
+
+
+def test_log_evidence_decomposes_K_once_for_a_whole_curve(monkeypatch):
+    import scipy.linalg
+
+    calls = []
+    real_eigh = scipy.linalg.eigh
+
+    def counting_eigh(*args, **kwargs):
+        calls.append(1)
+        return real_eigh(*args, **kwargs)
+
+    monkeypatch.setattr(scipy.linalg, "eigh", counting_eigh)
+    monkeypatch.setattr(np.linalg, "cholesky", None)  # no per-sigma2 factorisation behind our back
+    X, y = sinc_data(60, random_state=8)
+    curve = log_evidence(rbf_kernel(X, L=0.5), y, np.logspace(-6, 1, 200))
+    assert len(calls) == 1 and curve.shape == (200,) and np.all(np.isfinite(curve))
