@@ -215,8 +215,12 @@ class NotebookRun:
     state: dict        # STATE_JS after the run
     run_ok: bool
     seconds: float
-    console_errors: list
+    console_start: int  # where this notebook's browser console errors begin
     source: str        # all code cells' source, from the file
+
+    @property
+    def console_errors(self) -> list:
+        return self.page.console_errors[self.console_start:]
 
     def widget_problems(self) -> dict:
         return self.page.evaluate(WIDGET_PROBLEMS_JS)
@@ -229,9 +233,24 @@ class NotebookRun:
         return self.page.locator(PANEL_CSS)
 
 
-def open_and_run(page, server, path: str, timeout: float = 300.0) -> tuple[dict, bool, float]:
-    """Open `path` in JupyterLab, wait for an idle kernel, Run All Cells, wait until the kernel is idle again."""
-    page.goto(f"{server.url}/lab/tree/{path}?reset&token={server.token}")
+def open_lab(browser, server):
+    """One JupyterLab page for the session (loading the app costs seconds; notebooks then open as tabs)."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    page.console_errors = []
+    page.on("console", lambda message: page.console_errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+    page.goto(f"{server.url}/lab?reset&token={server.token}")
+    wait_for(lambda: page.evaluate("() => !!(window.jupyterapp && window.jupyterapp.shell"
+                                   " && document.querySelector('#jp-main-dock-panel'))"),
+             timeout=120, what="JupyterLab to start in the page")
+    page.evaluate("async () => { await window.jupyterapp.restored; window.jupyterapp.shell.collapseLeft(); }")
+    return page
+
+
+def open_and_run(page, path: str, timeout: float = 300.0) -> tuple[dict, bool, float]:
+    """Open `path` in a JupyterLab tab, wait for an idle kernel, Run All Cells, wait until the kernel is idle."""
+    page.evaluate("async (path) => { await window.jupyterapp.commands.execute("
+                  "'docmanager:open', {path: path, factory: 'Notebook'}); }", path)
     wait_for(lambda: (lambda s: s.get("ready") and s["kernel"] == "idle")(page.evaluate(STATE_JS, path)),
              timeout=120, what=f"{path} to open with an idle kernel")
     page.evaluate(LISTEN_JS)
@@ -247,13 +266,14 @@ def open_and_run(page, server, path: str, timeout: float = 300.0) -> tuple[dict,
     return page.evaluate(STATE_JS, path), bool(run.get("ok")), seconds
 
 
-def shut_down(page) -> None:
-    """Stop the notebook's kernel (frees a core for the next notebook) and close the tab."""
-    try:
-        page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }")
-    except Exception:  # the page may already be broken; the server's teardown stops the kernel anyway
-        pass
-    page.close()
+def close_notebook(page) -> None:
+    """Shut the current notebook's kernel down (frees a core for the next notebook) and close its tab unsaved."""
+    page.evaluate("""async () => {
+      const notebook = window.jupyterapp.shell.currentWidget;
+      if (!notebook || !notebook.sessionContext) return;
+      await notebook.sessionContext.shutdown();
+      notebook.dispose();
+    }""")
 
 
 def screenshot_path(folder: Path, *parts: str) -> Path:

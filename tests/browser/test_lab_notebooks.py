@@ -26,8 +26,8 @@ from typing import Callable
 
 import pytest
 
-from labdriver import (PANEL_STATE_JS, REPORT, SCREENSHOTS, NotebookRun, open_and_run, parse_report,
-                       screenshot_path, shut_down, solution_notebooks, strip_ansi, wait_for)
+from labdriver import (PANEL_STATE_JS, REPORT, SCREENSHOTS, NotebookRun, close_notebook, open_and_run, open_lab,
+                       parse_report, screenshot_path, solution_notebooks, strip_ansi, wait_for)
 
 NOTEBOOKS = solution_notebooks()
 
@@ -86,30 +86,44 @@ PANEL_CALL = re.compile(r"(?<!def )\b(\w+_panel)\s*\(")
 # ---------------------------------------------------------------- one notebook, opened and run once
 
 
+@pytest.fixture(scope="session")
+def lab(browser, lab_server):
+    """The JupyterLab page every notebook opens in, one after the other (held in a dict: it may be replaced)."""
+    holder = {"page": open_lab(browser, lab_server)}
+    yield holder
+    holder["page"].close()
+
+
+def _page_is_alive(page) -> bool:
+    try:
+        return not page.is_closed() and page.evaluate("() => !!window.jupyterapp")
+    except Exception:
+        return False
+
+
 @pytest.fixture(scope="module", params=NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
-def notebook_run(request, lab_server, browser):
-    """The notebook opened in a fresh tab, all cells run; its kernel is shut down after its tests."""
+def notebook_run(request, lab, lab_server, browser):
+    """The notebook opened in a JupyterLab tab, all cells run; its kernel is shut down after its tests."""
     import nbformat
 
     notebook = request.param
     path = f"solutions/{notebook.name}"
-    page = browser.new_page(viewport={"width": 1500, "height": 1100})
-    console_errors: list[str] = []
-    page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: console_errors.append(str(error)))
+    if not _page_is_alive(lab["page"]):  # a previous notebook broke the page: start a fresh one
+        lab["page"] = open_lab(browser, lab_server)
+    page = lab["page"]
+    console_start = len(page.console_errors)
     try:
-        state, run_ok, seconds = open_and_run(page, lab_server, path)
+        state, run_ok, seconds = open_and_run(page, path)
         REPORT["run_seconds"][notebook.stem] = seconds
-        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")  # room for the panels
         shot = screenshot_path(SCREENSHOTS / notebook.stem, "notebook-after-run-all")
         page.screenshot(path=str(shot))
         REPORT["screenshots"].append(shot)
         source = "\n".join(cell.source for cell in nbformat.read(notebook, as_version=4).cells
                            if cell.cell_type == "code")
-        yield NotebookRun(name=notebook.stem, path=path, page=page, state=state, run_ok=run_ok,
-                          seconds=seconds, console_errors=console_errors, source=source)
+        yield NotebookRun(name=notebook.stem, path=path, page=page, state=state, run_ok=run_ok, seconds=seconds,
+                          console_start=console_start, source=source)
     finally:
-        shut_down(page)
+        close_notebook(page)
 
 
 def test_notebook_runs_without_errors(notebook_run):
