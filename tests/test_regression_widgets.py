@@ -104,3 +104,15 @@ def test_gp_panel_L_slider_changes_the_evidence_curve(split):
     assert after["log_evidence"] < before["log_evidence"]
     assert after["best_sigma2"] > before["best_sigma2"]
     assert after["log_evidence"] == pytest.approx(_sklearn_evidence(X, y, 3.0, 0.09), rel=1e-8)
+
+
+def test_panels_refuse_bad_data(split):
+    X_train, y_train, X_test, y_test = split
+    with pytest.raises(ValueError, match="all four"):
+        kernel_ridge_panel(X_train, y_train)
+    with pytest.raises(ValueError, match=r"X_train must have shape \(n, 1\)"):
+        kernel_ridge_panel(np.hstack([X_train, X_train]), y_train, X_test, y_test)
+    with pytest.raises(ValueError, match="y must have one entry per row of X"):
+        gp_panel(X_train, y_train[:-1])
+    with pytest.raises(ValueError, match="both X and y"):
+        gp_panel(X_train)

@@ -17,6 +17,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
 from threadpoolctl import threadpool_limits
 
+from .._validation import as_matrix, as_vector
 from ..data import sinc_data
 from ..kernels import rbf_kernel
 from ..regression import gp_posterior, kernel_ridge, log_evidence, mse
@@ -48,6 +49,14 @@ def _default_split(random_state):
     return X[:100], y[:100], X[100:], y[100:]
 
 
+def _one_dimensional(X, name):
+    """The panels draw functions of one input: X must have shape (n, 1)."""
+    X = as_matrix(X, name)
+    if X.shape[1] != 1:
+        raise ValueError(f"{name} must have shape (n, 1): the panels draw functions of one input; got {X.shape}")
+    return X
+
+
 def _draw_truth(axes):
     axes.plot(GRID[:, 0], np.sinc(GRID[:, 0]), color="0.45", lw=1, ls="--", label="sinc(x) (truth)")
 
@@ -59,10 +68,13 @@ def kernel_ridge_panel(X_train=None, y_train=None, X_test=None, y_test=None, *, 
     Without data, draws the handout's sinc problem (seeded by `random_state`).
     The report line gives train_mse, test_mse and max|alpha| (how hard the fit works).
     """
-    if X_train is None:
+    if X_train is None and X_test is None:
         X_train, y_train, X_test, y_test = _default_split(random_state)
-    X_train, X_test = np.asarray(X_train, float), np.asarray(X_test, float)
-    y_train, y_test = np.asarray(y_train, float), np.asarray(y_test, float)
+    elif X_train is None or X_test is None or y_train is None or y_test is None:
+        raise ValueError("kernel_ridge_panel needs all four of X_train, y_train, X_test, y_test, or none of them")
+    X_train, X_test = _one_dimensional(X_train, "X_train"), _one_dimensional(X_test, "X_test")
+    y_train = as_vector(y_train, "y_train", length=len(X_train), length_of="X_train")
+    y_test = as_vector(y_test, "y_test", length=len(X_test), length_of="X_test")
 
     def draw(figure, L, gamma):
         K = rbf_kernel(X_train, L=L)
@@ -100,9 +112,12 @@ def gp_panel(X=None, y=None, *, sigma2: float = 0.09, L: float = 0.5, true_sigma
     marker at the slider's sigma^2.  Without data, uses the handout's 100 sinc
     training points.
     """
-    if X is None:
+    if X is None and y is None:
         X, y, _, _ = _default_split(random_state)
-    X, y = np.asarray(X, float), np.asarray(y, float)
+    elif X is None or y is None:
+        raise ValueError("gp_panel needs both X and y, or neither")
+    X = _one_dimensional(X, "X")
+    y = as_vector(y, "y", length=len(X))
     sigma2_grid = np.logspace(-4, 1, 200)
 
     def draw(figure, sigma2, L):
