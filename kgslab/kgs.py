@@ -60,7 +60,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 from scipy.integrate import cumulative_simpson
-from scipy.optimize import linprog, minimize
+from scipy.optimize import linprog, nnls
 from threadpoolctl import threadpool_limits
 
 from ._estimator import KernelClassifier
@@ -107,10 +107,17 @@ def kernel_coordinates(K, name: str = "K"):
     A hypothesis with coordinates c (unit vector in R^r) is w = sum_i alpha_i phi(x_i)
     with alpha = to_alpha @ c, and alpha' K alpha = c' c.  r is the numerical rank of K.
     """
-    gram = as_gram(K, name, psd=True)
+    gram = as_gram(K, name, psd=False)  # finite, square, symmetric; definiteness from the eigh below
+    # Below ~1000 rows LAPACK threads cost more than they save (and the machine may be shared).
+    with threadpool_limits(limits=1 if gram.shape[0] <= 1000 else None, user_api="blas"):
+        eigenvalues, eigenvectors = scipy.linalg.eigh(gram)
+    scale = float(np.max(np.abs(gram)))
+    if eigenvalues[0] < -1e-8 * scale * gram.shape[0]:  # the rule of kgslab._validation.as_gram
+        raise ValueError(
+            f"{name} must be positive semi-definite, but its smallest eigenvalue is {eigenvalues[0]:.3g}"
+        )
     if not np.any(np.diag(gram) > 0):
         raise ValueError(f"{name} is zero: every training point has a zero feature vector")
-    eigenvalues, eigenvectors = scipy.linalg.eigh(gram)
     # The rank rule of numpy.linalg.matrix_rank: smaller eigenvalues are rounding noise.
     keep = eigenvalues > eigenvalues[-1] * gram.shape[0] * np.finfo(float).eps
     root = np.sqrt(eigenvalues[keep])
@@ -460,7 +467,8 @@ def log_evidence(K, y, q, *, n_rungs: int = 17, n_samples: int = 300, burn_in: i
         ln E_W[L] = m ln(1-q) + ln Z(t),   ln Z(t) = ln E_W[exp(-t e)] = -int_0^t E_s[e] ds,
     where E_s is the expectation under exp(-s e) P_W: that is the KGS posterior with flip rate
     1 / (1 + e^s).  So the KGS itself, run on a ladder of n_rungs equally spaced s from 0 (the
-    prior, where E_0[e] = m/2 exactly) to the largest t, gives the evidence for every q at once.
+    prior, where E_0[e] = m/2 exactly) to the largest t, gives the evidence for every q at once
+    (rungs spaced quadratically in s, since E_s[e] bends sharply near 0).
     The integral is by cumulative Simpson; the returned standard error combines the Monte-Carlo
     error (batch means per rung, propagated with the trapezoid weights) and the quadrature error
     (|trapezoid - Simpson|).  Returns (log_evidence, standard_error), each shaped like q.
@@ -475,7 +483,9 @@ def log_evidence(K, y, q, *, n_rungs: int = 17, n_samples: int = 300, burn_in: i
     n_rungs = as_positive_int(n_rungs, "n_rungs", minimum=3)
     rng = as_generator(random_state)
     targets = np.log((1 - q_values) / q_values)
-    ladder = np.linspace(0.0, float(np.max(targets)), n_rungs)
+    # E_s[e] falls steeply near s = 0 (from m/2 to about the fewest errors), so the rungs are
+    # spaced quadratically: dense where the integrand bends, sparse where it is flat.
+    ladder = float(np.max(targets)) * np.linspace(0.0, 1.0, n_rungs) ** 2
     mean_errors = np.empty(n_rungs)
     standard_errors = np.zeros(n_rungs)
     # Exact at s = 0: under the uniform prior each point is wrong with probability 1/2
@@ -490,12 +500,17 @@ def log_evidence(K, y, q, *, n_rungs: int = 17, n_samples: int = 300, burn_in: i
         errors = training_errors(coords @ features.T, y)
         mean_errors[k] = errors.mean()
         standard_errors[k] = _batch_standard_error(errors)
-    simpson = np.concatenate([[0.0], cumulative_simpson(mean_errors, x=ladder)])
-    step = ladder[1] - ladder[0]
-    trapezoid = np.concatenate([[0.0], np.cumsum(0.5 * step * (mean_errors[1:] + mean_errors[:-1]))])
-    monte_carlo_variance = np.concatenate(
-        [[0.0], np.cumsum((0.5 * step) ** 2 * (standard_errors[1:] ** 2 + standard_errors[:-1] ** 2))])
-    # Interpolate the cumulative integral at each requested t (a rung sits at the largest one).
+    simpson = cumulative_simpson(mean_errors, x=ladder, initial=0.0)
+    widths = np.diff(ladder)
+    trapezoid = np.concatenate([[0.0], np.cumsum(0.5 * widths * (mean_errors[1:] + mean_errors[:-1]))])
+    # Monte-Carlo variance of the integral up to each rung: the rungs are independent runs,
+    # and rung k enters the trapezoid rule with weight (width left + width right) / 2.
+    monte_carlo_variance = np.zeros(n_rungs)
+    for last in range(1, n_rungs):
+        weights = np.zeros(n_rungs)
+        weights[:last] += 0.5 * widths[:last]
+        weights[1:last + 1] += 0.5 * widths[:last]
+        monte_carlo_variance[last] = np.sum((weights * standard_errors) ** 2)
     integral = np.interp(targets, ladder, simpson)
     quadrature = np.abs(np.interp(targets, ladder, trapezoid) - integral)
     monte_carlo = np.sqrt(np.interp(targets, ladder, monte_carlo_variance))
@@ -544,24 +559,22 @@ def effective_sample_size(chain):
 # The peer of Figure 4: the quadratic soft-margin SVM
 # ---------------------------------------------------------------------------
 def quadratic_svm(K, y, lam):
-    """Quadratic (2-norm) soft-margin SVM without bias: the hard-margin SVM on K + lam I.
+    """Quadratic (2-norm) soft-margin SVM without bias: the hard-margin SVM on K + lam I (lam > 0).
 
     Dual: maximise sum(alpha) - 1/2 alpha' Q alpha over alpha >= 0, Q = (y y') * (K + lam I).
-    Returns the expansion coefficients beta = alpha * y, so f(x) = sum_i beta_i k(x, x_i)
+    With K = Phi Phi' (one eigendecomposition), Q = A'A for A = [Phi' Y; sqrt(lam) Y],
+    Y = diag(y), and A'b = 1 for b = [0; y / sqrt(lam)], so the dual is the non-negative
+    least-squares problem min_{alpha >= 0} ||A alpha - b||^2, solved exactly by the active-set
+    method of scipy.optimize.nnls.  Returns beta = alpha * y, so f(x) = sum_i beta_i k(x, x_i)
     (for a new point x the lam I term is 0, as in the paper's kernel <x, x'> + lam I(x = x')).
     """
-    gram = as_gram(K, "K", psd=True)
-    y = as_pm1_labels(y, "y", length=gram.shape[0])
-    lam = as_scalar(lam, "lam", low=0.0)
-    Q = (y[:, None] * y[None, :]) * (gram + lam * np.eye(len(y)))
-
-    def negative_dual(alpha):
-        Q_alpha = Q @ alpha
-        return 0.5 * alpha @ Q_alpha - alpha.sum(), Q_alpha - 1.0
-
-    result = minimize(negative_dual, np.zeros(len(y)), jac=True, method="L-BFGS-B",
-                      bounds=[(0.0, None)] * len(y), options={"maxiter": 10000, "ftol": 1e-15, "gtol": 1e-10})
-    return result.x * y
+    features, _ = kernel_coordinates(K)
+    y = as_pm1_labels(y, "y", length=features.shape[0])
+    lam = as_scalar(lam, "lam", low=0.0, low_open=True)
+    design = np.vstack([features.T * y[None, :], np.sqrt(lam) * np.diag(y)])
+    target = np.concatenate([np.zeros(features.shape[1]), y / np.sqrt(lam)])
+    alpha, _ = nnls(design, target, maxiter=50 * len(y))
+    return alpha * y
 
 
 # ---------------------------------------------------------------------------
@@ -587,7 +600,8 @@ class BayesPointMachine(KernelClassifier):
         self.random_state = random_state
 
     def fit(self, X, y):
-        gram, y_pm1 = self._fit_inputs(X, y, psd=True)
+        # psd=False: gibbs_sample checks definiteness itself, from the eigendecomposition it needs anyway
+        gram, y_pm1 = self._fit_inputs(X, y, psd=False)
         self.alphas_ = gibbs_sample(gram, y_pm1, self.q, self.n_samples, burn_in=self.burn_in, thin=self.thin,
                                     random_state=self.random_state)
         self.bayes_point_ = self.alphas_.mean(axis=0)

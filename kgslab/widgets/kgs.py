@@ -21,11 +21,15 @@ from ..kernels import rbf_kernel
 from ..kgs import binary_entropy, gibbs_sample, training_errors
 from .base import Panel, float_slider
 
-__all__ = ["kgs_panel"]
+__all__ = ["kgs_panel", "zero_lines"]
 
 
-def _zero_lines(values, x_grid, y_grid):
-    """The zero level set of a function sampled on the grid, as polylines in data coordinates."""
+def zero_lines(values, x_grid, y_grid):
+    """The zero level set of values (len(y_grid), len(x_grid)) as polylines in data coordinates.
+
+    Marching squares (skimage.measure.find_contours): much faster than one matplotlib contour
+    call per sampled classifier; draw the result with one LineCollection.
+    """
     lines = []
     for contour in find_contours(values, 0.0):
         rows, cols = contour[:, 0], contour[:, 1]
@@ -76,10 +80,10 @@ def kgs_panel(X=None, y=None, *, q: float = 0.1, L: float = 1.0, n_samples: int 
         # (no colorbar: a second axes doubles the layout time of every redraw; the title says it)
         lines = []
         for j in range(n_samples):
-            lines.extend(_zero_lines(outputs[:, j].reshape(grid_size, grid_size), x_grid, y_grid))
+            lines.extend(zero_lines(outputs[:, j].reshape(grid_size, grid_size), x_grid, y_grid))
         axes.add_collection(LineCollection(lines, colors="0.2", linewidths=0.5, alpha=0.45,
                                            label=f"{n_samples} sampled boundaries"))
-        bayes_lines = _zero_lines((grid_kernel @ bayes_point).reshape(grid_size, grid_size), x_grid, y_grid)
+        bayes_lines = zero_lines((grid_kernel @ bayes_point).reshape(grid_size, grid_size), x_grid, y_grid)
         axes.add_collection(LineCollection(bayes_lines, colors="gold", linewidths=2.5, label="Bayes point (eq. 5)"))
         axes.scatter(*X[y > 0].T, marker="o", facecolors="none", edgecolors="navy", label="class +1")
         axes.scatter(*X[y < 0].T, marker="x", color="darkred", label="class -1")
