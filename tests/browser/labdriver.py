@@ -189,18 +189,22 @@ def wait_for(predicate, timeout: float, interval: float = 0.25, what: str = "con
 
 # ---------------------------------------------------------------- the report line
 
-REPORT_ITEM = re.compile(r"([A-Za-z_][\w^]*)\s*=\s*([^|]+)")
-
-
 def parse_report(text: str) -> dict:
-    """'train_mse = 0.0993 | test_mse = 0.0833' -> {'train_mse': 0.0993, 'test_mse': 0.0833} (non-numbers kept)."""
+    """'train_mse = 0.0993 | mean vote entropy (bits) = 0.41' -> {'train_mse': 0.0993, 'mean vote entropy (bits)': 0.41}.
+
+    The report line of a Panel is "name = value" items joined by "|"; names may hold spaces, values that are
+    not numbers are kept as text.
+    """
     values = {}
-    for name, raw in REPORT_ITEM.findall(text.replace("\xa0", " ")):
+    for item in text.replace("\xa0", " ").split("|"):
+        name, equals, raw = item.rpartition("=")
+        if not equals or not name.strip():
+            continue
         raw = raw.strip()
         try:
-            values[name] = float(raw)
+            values[name.strip()] = float(raw)
         except ValueError:
-            values[name] = raw
+            values[name.strip()] = raw
     return values
 
 

@@ -40,24 +40,37 @@ class Expect:
     holds: Callable[[dict, dict], bool]
 
 
+def _compare(name: str, says: str, holds) -> Expect:
+    """An expectation on every reported number whose name matches `name` (a regex; at least one must)."""
+    pattern = re.compile(name)
+
+    def check(before: dict, after: dict) -> bool:
+        names = [key for key in before if pattern.fullmatch(key)]
+        return bool(names) and all(isinstance(before[key], float) and isinstance(after.get(key), float)
+                                   and holds(before[key], after[key]) for key in names)
+
+    return Expect(f"{name} {says}", check)
+
+
 def rises(name: str) -> Expect:
-    return Expect(f"{name} rises", lambda before, after: after[name] > before[name])
+    return _compare(name, "rises", lambda before, after: after > before)
 
 
 def falls(name: str) -> Expect:
-    return Expect(f"{name} falls", lambda before, after: after[name] < before[name])
+    return _compare(name, "falls", lambda before, after: after < before)
 
 
 def stays(name: str) -> Expect:
-    return Expect(f"{name} stays", lambda before, after: math.isclose(after[name], before[name], rel_tol=1e-3))
+    return _compare(name, "stays", lambda before, after: math.isclose(after, before, rel_tol=1e-3))
 
 
 def moves(name: str) -> Expect:
-    return Expect(f"{name} changes", lambda before, after: not math.isclose(after[name], before[name], rel_tol=1e-3))
+    return _compare(name, "changes", lambda before, after: not math.isclose(after, before, rel_tol=1e-3))
 
 
 # A panel is known by the labels of its sliders.  (slider label, key pressed) -> what must happen.
-# End moves the slider to its maximum, Home to its minimum.
+# End moves the slider to its maximum, Home to its minimum.  Names are regular expressions over the
+# report's names.  Other panels get the generic checks only (picture and numbers change).
 KNOWN_PANELS: dict[frozenset, dict[tuple[str, str], list[Expect]]] = {
     # kgslab.widgets.kernel_ridge_panel (notebook 02).  alpha = (K + gamma l I)^-1 y: the training error
     # never falls as gamma grows and the dual weights shrink; a wide kernel is too smooth for sinc.
@@ -77,6 +90,26 @@ KNOWN_PANELS: dict[frozenset, dict[tuple[str, str], list[Expect]]] = {
                                       moves("log_evidence")],
         ("L (width)", "End"): [rises("train_mse"), moves("best_sigma2"), moves("log_evidence")],
         ("L (width)", "Home"): [falls("train_mse"), moves("best_sigma2"), moves("log_evidence")],
+    },
+    # kgslab.widgets.kgs_panel (notebook 08).  A larger assumed flip rate q flattens the likelihood, so the
+    # sampled boundaries spread out: the vote is less certain and each sample makes more training errors.
+    frozenset({"assumed flip rate q"}): {
+        ("assumed flip rate q", "End"): [rises("q"), rises(r"mean vote entropy.*"),
+                                         rises(r"mean training errors per sample")],
+        ("assumed flip rate q", "Home"): [falls("q"), falls(r"mean vote entropy.*"),
+                                          falls(r"mean training errors per sample")],
+    },
+    # kgslab.widgets.rejection_panel (notebook 09).  A higher confidence threshold theta rejects more points,
+    # for transduction and the SVM alike.
+    frozenset({"rejection threshold theta"}): {
+        ("rejection threshold theta", "End"): [rises("theta"), rises(r".* rejection %")],
+        ("rejection threshold theta", "Home"): [falls("theta"), falls(r".* rejection %")],
+    },
+    # kgslab.widgets.toy_noise_panel (notebook 10).  More induced noise means larger true flip rates, and a
+    # fit without the noise model is pulled further off: each observed class mixes in more of the other.
+    frozenset({"induced noise rate"}): {
+        ("induced noise rate", "End"): [rises(r"true gamma_\d"), rises("mean error without model")],
+        ("induced noise rate", "Home"): [falls(r"true gamma_\d"), falls("mean error without model")],
     },
 }
 
