@@ -458,7 +458,7 @@ def _batch_standard_error(values, n_batches=20):
     return float(means.std(ddof=1) / np.sqrt(n_batches)) if n_batches > 1 else float("inf")
 
 
-def log_evidence(K, y, q, *, n_rungs: int = 17, n_samples: int = 300, burn_in: int = 100, thin: int = 3,
+def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: int = 50, thin: int = 3,
                  random_state=None):
     """ln E_W[L[W, z]] (the denominator of eq. 2) for one or more flip rates q > 0, with standard errors.
 

@@ -259,6 +259,8 @@ def test_quadratic_svm_satisfies_kkt():
     assert np.all(margins > 1 - 1e-5)  # hard margin on K + lam I
     support = alpha > 1e-6
     np.testing.assert_allclose(margins[support], 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="lam must be > 0"):
+        kgs.quadratic_svm(K, y, 0.0)
 
 
 # ---------------------------------------------------------------- bad input
