@@ -422,6 +422,23 @@ class KernelBilliard:
             return np.array(alphas), np.array(betas)
         return None
 
+    def warm_up(self, burn_in: int, refresh_every: float):
+        """Bounce `burn_in` times uncounted, then set the refresh clock and start counting afresh.
+
+        The clock's rate (per unit arc length) is 1 / (refresh_every * mean flight of the burn-in), so a
+        refresh comes on average every `refresh_every` bounces.  burn_in = 0 keeps the current rate.
+        """
+        burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+        refresh_every = as_scalar(refresh_every, "refresh_every", low=0.0, low_open=True)
+        if burn_in > 0:
+            arc_before = self.arc_length
+            self.run(burn_in)
+            mean_flight = (self.arc_length - arc_before) / burn_in
+            if mean_flight > 0:
+                self.refresh_rate = 1.0 / (refresh_every * mean_flight)
+                self._clock = self.rng.exponential(1.0 / self.refresh_rate)
+        self.reset_times()
+
     def reset_times(self):
         """Start counting flight afresh (after the burn-in)."""
         self.time_plus = np.zeros(self.n_test)
@@ -462,13 +479,7 @@ def billiard_probabilities(K, y, K_test, n_bounces: int = 1000, *, lam: float = 
     if refresh_every is None:
         refresh_every = max(50, ball.gram.shape[0])
     refresh_every = as_scalar(refresh_every, "refresh_every", low=0.0, low_open=True)
-    if burn_in > 0:
-        ball.run(burn_in)
-        mean_flight = ball.arc_length / burn_in
-        if mean_flight > 0:
-            ball.refresh_rate = 1.0 / (refresh_every * mean_flight)
-            ball._clock = ball.rng.exponential(1.0 / ball.refresh_rate)
-        ball.reset_times()
+    ball.warm_up(burn_in, refresh_every)
     ball.run(n_bounces)
     return ball.p_plus
 
