@@ -183,11 +183,12 @@ class LabelNoiseEM:
     log_likelihood: np.ndarray     # per iteration, never decreasing
     n_iter: int
     converged: bool
+    observed_index: np.ndarray     # (n,): yhat_n as 0 / 1
 
     @property
     def flip_probability(self) -> np.ndarray:
         """P(y_n != yhat_n | x_n, yhat_n) for each training point: was its label flipped?"""
-        return self._flip_probability
+        return self.posterior[np.arange(len(self.observed_index)), 1 - self.observed_index]
 
     @property
     def true_priors(self) -> np.ndarray:
@@ -270,8 +271,8 @@ def label_noise_em(X, y, *, initial_flip_rates=(0.1, 0.1), shared_covariance: bo
         rates = _update_flip_rates(posterior, y_index, frozen)
     result = LabelNoiseEM(classes=classes, means=means, covariances=covariances, flip_rates=rates,
                           observed_priors=observed_priors, posterior=posterior,
-                          log_likelihood=np.array(history), n_iter=len(history), converged=converged)
-    result._flip_probability = posterior[np.arange(len(y_index)), 1 - y_index]
+                          log_likelihood=np.array(history), n_iter=len(history), converged=converged,
+                          observed_index=y_index)
     return result
 
 

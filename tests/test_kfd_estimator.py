@@ -12,7 +12,8 @@ PAIRWISE_IGNORED = {"check_decision_proba_consistency":
 
 
 @pytest.mark.parametrize("estimator", [KFD(kernel="precomputed"), KFD(kernel="linear"),
-                                       LabelNoiseKFD(kernel="precomputed", n_basis=30), LabelNoiseKFD(kernel="rbf", n_basis=20)], ids=repr)
+                                       LabelNoiseKFD(kernel="precomputed", n_basis=30),
+                                       LabelNoiseKFD(kernel="rbf", n_basis=20)], ids=repr)
 def test_check_estimator(estimator):
     expected = PAIRWISE_IGNORED if estimator.kernel == "precomputed" else None
     check_estimator(estimator, expected_failed_checks=expected)
