@@ -30,6 +30,19 @@ def test_linear_kfd_direction_matches_lda(model):
     assert np.mean(model.predict(X) == LinearDiscriminantAnalysis().fit(X, y).predict(X)) > 0.99
 
 
+def test_linear_kfd_is_lda_decision_function_and_probabilities():
+    """The whole model, not just the direction: 1-d Gaussians along alpha plus the log prior ratio.
+
+    With a linear kernel and tiny mu the KFD's log-odds equal LDA's with the maximum-likelihood (biased) pooled
+    covariance, which is scikit-learn's solver="lsqr" (its "svd" solver divides by n - 2 instead).
+    """
+    X, y = _correlated_two_class()
+    kfd_model = KFD(mu=1e-9, kernel="linear").fit(X, y)
+    lda = LinearDiscriminantAnalysis(solver="lsqr").fit(X, y)
+    assert np.allclose(kfd_model.decision_function(X), lda.decision_function(X), atol=1e-6)
+    assert np.allclose(kfd_model.predict_proba(X), lda.predict_proba(X), atol=1e-8)
+
+
 def test_fisher_direction_maximises_the_rayleigh_quotient():
     """Brute force: no random direction has a larger J(alpha) than the returned one."""
     rng = np.random.default_rng(1)
