@@ -146,6 +146,19 @@ def test_label_noise_kfd_beats_kfd_on_one_sided_noise_and_finds_the_flips():
     assert noisy.n_iter_ >= 2
 
 
+def test_linear_label_noise_kfd_is_shared_covariance_em():
+    """With a linear kernel, every point in the basis and mu -> 0, the kernel EM (Fisher direction plus 1-d
+    Gaussians) and the input-space EM with one shared covariance reach the same fixed point: along the Fisher
+    direction the 1-d likelihood ratio IS the shared-covariance ratio."""
+    X, y_observed, _ = kfd_toy_data(200, random_state=1)
+    gaussian = label_noise_em(X, y_observed, initial_flip_rates=(0.2, 0.2), shared_covariance=True, tol=1e-12,
+                              max_iter=5000)
+    kernel = LabelNoiseKFD(mu=1e-10, kernel="linear", n_basis=None, initial_flip_rates=(0.2, 0.2), tol=1e-10,
+                           max_iter=5000).fit(X, y_observed)
+    assert np.allclose(kernel.flip_rates_, gaussian.flip_rates, atol=1e-5)
+    assert np.allclose(kernel.posterior_, gaussian.flip_probability, atol=1e-4)
+
+
 def test_n_basis_subset_and_above_n():
     X, y = _correlated_two_class(100)
     small = LabelNoiseKFD(kernel="rbf", L=3.0, n_basis=30, random_state=0).fit(X, y)
