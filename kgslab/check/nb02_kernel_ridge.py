@@ -62,7 +62,8 @@ def exercise_2(student):
     """Linear least squares and ridge regression on the sinc data: training and test MSE."""
     cases = []
     for gamma, seed in [(0.0, 1), (0.1, 2), (10.0, 3)]:
-        cases.append(Case(f"30 training / 30 test sinc points, gamma = {gamma:g}", _sinc_split(30, 30, seed) + (gamma,)))
+        cases.append(Case(f"30 training / 30 test sinc points, gamma = {gamma:g}",
+                          _sinc_split(30, 30, seed) + (gamma,)))
     return run_exercise("Exercise 2 (linear regression on sinc)", student, linear_fit_errors, cases,
                         compare=allclose(rtol=1e-6),
                         hint="append a column of ones to X (with_bias), solve (A'A + gamma l I) w = A'y with "
