@@ -47,16 +47,25 @@ def kernel_adatron(K, y, C: float = 1.0, eta: float = 1.0, tol: float = 0.005, m
     """
     K = as_gram(K, "K", psd=False)
     y = as_pm1_labels(y, "y", length=K.shape[0])
+    return _coordinate_ascent(K, y, *_check_parameters(C, eta, tol, max_iter, K.shape[0]), bias=bias)
+
+
+def _check_parameters(C, eta, tol, max_iter, n_points):
     C = as_scalar(C, "C", low=0.0, low_open=True)
     eta = as_scalar(eta, "eta", low=0.0, low_open=True)
     tol = as_scalar(tol, "tol", low=0.0)
-    n_points = K.shape[0]
     max_iter = 10 * n_points if max_iter is None else as_positive_int(max_iter, "max_iter")
+    return C, eta, tol, max_iter
 
+
+def _coordinate_ascent(K, y, C, eta, tol, max_iter, bias):
+    """The loop of the handout on validated inputs (see the module docstring)."""
+    n_points = K.shape[0]
     alpha = np.zeros(n_points)
     b = 0.0
     kernel_times_signed_alpha = np.zeros(n_points)   # K (y o alpha), kept up to date
     y_dot_alpha = 0.0                                  # y'alpha, for the bias step
+    current_objective = 0.0                            # f(alpha), kept up to date too
     objective = []
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
@@ -69,13 +78,15 @@ def kernel_adatron(K, y, C: float = 1.0, eta: float = 1.0, tol: float = 0.005, m
             n_iter -= 1                                 # this pass changed nothing
             break
         delta = beta[i] - alpha[i]
+        signed_delta = y[i] * delta
+        # f changes by delta - (signed_delta (K s)_i + signed_delta^2 K_ii / 2), with s = y o alpha.
+        current_objective += delta - signed_delta * (kernel_times_signed_alpha[i] + 0.5 * signed_delta * K[i, i])
+        objective.append(current_objective)
         alpha[i] = beta[i]                              # step 5
-        kernel_times_signed_alpha += K[:, i] * (y[i] * delta)
-        y_dot_alpha += y[i] * delta
+        kernel_times_signed_alpha += K[i] * signed_delta   # row i = column i (K is symmetric), contiguous
+        y_dot_alpha += signed_delta
         if bias:
             b += y_dot_alpha / 4.0                      # step 6
-        signed = y * alpha
-        objective.append(float(alpha.sum() - 0.5 * signed @ kernel_times_signed_alpha))
     return alpha, b, n_iter, np.array(objective)
 
 
@@ -102,9 +113,10 @@ class KernelAdatron(KernelClassifier):
 
     def fit(self, X, y):
         gram, y_pm1 = self._fit_inputs(X, y)
-        self.alpha_, self.b_, self.n_iter_, self.objective_ = kernel_adatron(
-            gram, y_pm1, C=self.C, eta=self.eta, tol=self.tol, max_iter=self.max_iter, bias=self.bias)
-        max_iter = 10 * gram.shape[0] if self.max_iter is None else self.max_iter
+        C, eta, tol, max_iter = _check_parameters(self.C, self.eta, self.tol, self.max_iter, gram.shape[0])
+        gram = np.ascontiguousarray(gram)
+        self.alpha_, self.b_, self.n_iter_, self.objective_ = _coordinate_ascent(
+            gram, y_pm1, C, eta, tol, max_iter, bias=self.bias)
         if self.n_iter_ >= max_iter:
             warnings.warn(f"KernelAdatron stopped at max_iter={max_iter} before the largest change fell "
                           f"below tol={self.tol}; raise max_iter or tol", ConvergenceWarning, stacklevel=2)
