@@ -675,11 +675,13 @@ def figure2_curves(results, n_thresholds: int = 41, theta_max=None):
                      for confidence, correct in zip(results[f"{method}_confidence"], results[f"{method}_correct"])]
         rejection = np.array([curve[0] for curve in per_split])
         error = np.array([curve[1] for curve in per_split])
-        counts = np.maximum(np.sum(np.isfinite(error), axis=0), 1)
-        with np.errstate(invalid="ignore"):
-            error_mean = np.nanmean(np.where(np.isfinite(error), error, np.nan), axis=0) \
-                if np.any(np.isfinite(error)) else np.full(len(theta), np.nan)
-            error_sem = np.nanstd(error, axis=0, ddof=0) / np.sqrt(counts)
+        # a split that rejects every point has no error at that theta: average over the other splits
+        finite = np.isfinite(error)
+        counts = finite.sum(axis=0)
+        error_sum = np.where(finite, error, 0.0).sum(axis=0)
+        error_mean = np.divide(error_sum, counts, out=np.full(len(theta), np.nan), where=counts > 0)
+        deviation = np.where(finite, error - error_mean, 0.0)
+        error_sem = np.sqrt((deviation ** 2).sum(axis=0) / np.maximum(counts, 1)) / np.sqrt(np.maximum(counts, 1))
         curves[method] = {"rejection": rejection.mean(axis=0),
                           "rejection_sem": rejection.std(axis=0) / np.sqrt(len(rejection)),
                           "error": error_mean, "error_sem": error_sem}

@@ -33,7 +33,6 @@ def test_moving_theta_moves_the_rejection_point():
     assert panel.values["thyroid trans rejection %"] == pytest.approx(75.0)
     # theta_max matches the SVM's rejection to the transduction's at theta = 1
     assert abs(panel.values["thyroid svm rejection %"] - 75.0) < 3
-    assert panel.redraw_seconds < 1.0
 
 
 def test_needs_results():

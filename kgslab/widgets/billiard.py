@@ -20,7 +20,7 @@ _STYLE = {"trans": ("Bayesian transduction (c_trans)", "tab:blue", "o"),
           "svm": ("SVM (|f(x)|, theta scaled by theta_max)", "tab:red", "s")}
 
 
-def rejection_panel(experiments: dict, *, theta: float = 0.5, n_thresholds: int = 101) -> Panel:
+def rejection_panel(experiments: dict, *, theta: float = 0.5, n_thresholds: int = 51) -> Panel:
     """Error against rejection rate with a slider on theta; `experiments` maps a name to split results."""
     if not experiments:
         raise ValueError("experiments must map at least one data set name to compare_with_svm results")
