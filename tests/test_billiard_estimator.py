@@ -82,3 +82,21 @@ def test_cross_validation_on_a_precomputed_gram():
     K = rbf_kernel(X, L=1.0)
     scores = cross_val_score(BayesianTransduction(n_bounces=100, random_state=0), K, y, cv=3)
     assert np.mean(scores) > 0.85
+
+
+def test_compare_with_svm_on_two_thyroid_splits():
+    from sklearn.svm import SVC
+
+    from kgslab.billiard import compare_with_svm
+    from kgslab.data import load_thyroid, random_split
+    X, y = load_thyroid()
+    results = compare_with_svm(X, y, 3.0, n_splits=2, n_bounces=200, random_state=np.random.default_rng(0))
+    assert set(results) == {"trans_confidence", "trans_correct", "svm_confidence", "svm_correct"}
+    assert all(value.shape == (2, 86) for value in results.values())
+    assert np.all((results["trans_confidence"] >= 0) & (results["trans_confidence"] <= 1))
+    assert results["trans_correct"].mean() > 0.9 and results["svm_correct"].mean() > 0.9
+    # the SVM part is sklearn's RBF SVC on the same standardised split (gamma = 1 / (2 sigma^2))
+    X_train, X_test, y_train, y_test = random_split(X, y, 0.6, random_state=np.random.default_rng(0))
+    reference = SVC(kernel="rbf", gamma=1 / 18, C=1e6).fit(X_train, y_train)
+    np.testing.assert_allclose(results["svm_confidence"][0], np.abs(reference.decision_function(X_test)),
+                               rtol=1e-6, atol=1e-8)
