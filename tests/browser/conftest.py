@@ -91,15 +91,16 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     reason = why_skip()
-    mine = [item for item in items if HERE in Path(str(item.path)).parents]
-    if reason and mine and os.environ.get("KGSLAB_REQUIRE_BROWSER") == "1":
+    # The tests that need the browser are those using its fixtures; the helpers' own tests run anywhere.
+    needs_browser = [item for item in items if HERE in Path(str(item.path)).parents
+                     and {"browser", "lab_server"} & set(getattr(item, "fixturenames", ()))]
+    if reason and needs_browser and os.environ.get("KGSLAB_REQUIRE_BROWSER") == "1":
         # CI (.ci/run) sets this: there a skipped browser suite would hide a broken widget.
         raise pytest.UsageError(f"KGSLAB_REQUIRE_BROWSER=1 but {reason}")
-    for item in items:
-        if HERE in Path(str(item.path)).parents:
-            item.add_marker(pytest.mark.browser)
-            if reason:
-                item.add_marker(pytest.mark.skip(reason=reason))
+    for item in needs_browser:
+        item.add_marker(pytest.mark.browser)
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -19,6 +19,7 @@ opens it, runs all cells and waits for an idle kernel; then:
 from __future__ import annotations
 
 import math
+import shutil
 import re
 import time
 from dataclasses import dataclass
@@ -145,6 +146,7 @@ def notebook_run(request, lab, lab_server, browser):
         lab["page"] = open_lab(browser, lab_server)
     page = lab["page"]
     console_start = len(page.console_errors)
+    shutil.rmtree(SCREENSHOTS / notebook.stem, ignore_errors=True)  # no stale pictures from an earlier run
     try:
         state, run_ok, seconds = open_and_run(page, path)
         REPORT["run_seconds"][notebook.stem] = seconds
