@@ -71,8 +71,10 @@ gives the E-step posteriors and, with the class priors, the decision
 function.  (With mu -> 0 this 1-d ratio equals the full shared-covariance
 ratio, because the projected variance equals the squared Mahalanobis distance
 of the means; with mu > 0 it is the ratio the model fits along its
-discriminant.)  Each EM iteration costs O(n b^2 + b^3) for b basis points:
-linear in n.
+discriminant.  So with a linear kernel, every point in the basis and a tiny
+mu, LabelNoiseKFD reaches the same fixed point as label_noise_em with
+shared_covariance=True; the tests check this.)  Each EM iteration costs
+O(n b^2 + b^3) for b basis points: linear in n.
 """
 
 from __future__ import annotations
