@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -127,7 +127,6 @@ class LabServer:
     root: Path
     log_path: Path
     process: subprocess.Popen
-    notebooks: list = field(default_factory=list)
 
     def log_tail(self, offset: int = 0) -> str:
         """The server's log (which holds the kernels' stderr) from byte `offset` on."""
