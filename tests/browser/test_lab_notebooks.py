@@ -19,8 +19,8 @@ opens it, runs all cells and waits for an idle kernel; then:
 from __future__ import annotations
 
 import math
-import shutil
 import re
+import shutil
 import time
 from dataclasses import dataclass
 from typing import Callable
