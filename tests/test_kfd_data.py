@@ -85,3 +85,15 @@ def test_sky_problem_roles_share_no_pixel():
     train_rows = {tuple(row) for row in problem.X_train.round(6)}
     assert not any(tuple(row) in train_rows for row in problem.X_test.round(6)[problem.y_test_pixel == 1])
     assert set(problem.test_source) == {"china (test strips)", "rocket (test strips)", "chelsea"}
+
+
+def test_shipped_masks_equal_a_fresh_run_of_the_procedure():
+    import importlib.util
+
+    from kgslab.data import DATA_DIR
+
+    spec = importlib.util.spec_from_file_location("make_masks", DATA_DIR / "sky_masks" / "make_masks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in ("china", "rocket"):
+        assert np.array_equal(module.make_mask(name), load_sky_mask(name))
