@@ -32,7 +32,9 @@ w' = (w + tau v) / ||w + tau v|| traces, with the arc length t as the flight tim
 Every <w, phi(x_j)> and <v, phi(x_j)>, for training and test points, is kept up to date incrementally: a flight
 is a rotation in the (w, v) plane, so (a, b) <- (cos t a + sin t b, -sin t a + cos t b); a reflection at c
 subtracts a multiple of column c of the kernel.  A bounce costs O(l + m) instead of the O(l (l + m)) of
-recomputing K alpha, and the paper's total O(n l (l + m)) becomes O(n (l + m)) plus the set-up.
+recomputing K alpha, and the paper's total O(n l (l + m)) becomes O(n (l + m)) plus the set-up (one
+eigendecomposition of K and the hard-margin start).  A direction refresh (below) costs O(l (l + m)) but comes
+on average only once per max(50, l) bounces, so the amortised cost of a bounce stays O(l + m).
 
 Where the kit departs from the paper
 ------------------------------------
@@ -70,8 +72,8 @@ from ._validation import (as_cross_kernel, as_generator, as_gram, as_pm1_labels,
 
 __all__ = ["hoeffding_bounces", "hoeffding_epsilon", "version_space_start", "flight_times", "billiard_bounce",
            "KernelBilliard", "billiard_probabilities", "transductive_confidence", "BayesianTransduction",
-           "spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_curve", "compare_with_svm", "match_theta_max",
-           "figure2_curves"]
+           "spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_curve", "compare_with_svm",
+           "match_theta_max", "figure2_curves"]
 
 # Eigen-directions of K below this fraction of the largest eigenvalue are treated as numerical noise:
 # a random direction along them would carry huge coefficients and only rounding error.
@@ -129,7 +131,7 @@ def billiard_bounce(alpha, beta, K, y, last_wall=-1):
 
     alpha and beta are the unit-norm, orthogonal position and direction; the ball flies to the nearest wall
     (skipping `last_wall`, the one it has just left), moves there on the great circle and reflects:
-    v' = v - 2 <v, phi_c> phi_c / K_cc (step 3).  The kit's `KernelBilliard` does the same in O(l).
+    v' = v - 2 <v, phi_c> phi_c / K_cc (step 3).  The kit's `KernelBilliard` does the same in O(l + m).
     """
     K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -215,6 +217,7 @@ class KernelBilliard:
         K_test = np.zeros((0, n_train)) if K_test is None else as_cross_kernel(K_test, n_train, "K_test")
         self.n_train, self.n_test = n_train, K_test.shape[0]
         self.cross = np.ascontiguousarray(K_test)
+        self._orthogonal = ~np.any(self.cross != 0, axis=1)
         self.diagonal = np.diag(self.gram).copy()
         # Row c: how a unit step along phi(x_c) changes the signed training projections / the test projections.
         self._train_rows = self.gram * self.y[None, :]
@@ -452,9 +455,10 @@ class KernelBilliard:
         """V+ / (V+ + V-) for every test point: flight on the + side over all flight since `reset_times`."""
         total = self.arc_length - self._counted_from
         plus = self.time_plus + np.where(self._positive, self.arc_length - self._since, 0.0)
-        if total <= 0:
-            return np.where(self._positive, 1.0, 0.0)
-        return plus / total
+        p_plus = plus / total if total > 0 else np.where(self._positive, 1.0, 0.0)
+        # a test point with k(x, x_i) = 0 for every training point is orthogonal to all of version space:
+        # no perceptron in the span labels it, so both labels are equally probable
+        return np.where(self._orthogonal, 0.5, p_plus)
 
 
 def billiard_probabilities(K, y, K_test, n_bounces: int = 1000, *, lam: float = 0.0, epsilon=None,

@@ -227,3 +227,11 @@ def test_error_rejection_curve_by_hand():
     assert match_theta_max(results) == pytest.approx(np.quantile([3.0, 0.5, 2.0, 1.0], 0.5))
     curves = figure2_curves(results, n_thresholds=3)
     assert curves["trans"]["rejection"][-1] == 0.5 and curves["svm"]["rejection"][-1] == 0.5
+
+
+def test_a_test_point_orthogonal_to_the_training_points_is_a_coin_flip():
+    X, y, T, _ = separable_problem(3, n_train=8, n_test=3, seed=4)
+    K_test = linear_kernel(T, X)
+    K_test[1] = 0.0                                      # e.g. an RBF point far from every training point
+    p_plus = billiard_probabilities(linear_kernel(X), y, K_test, 200, random_state=0)
+    assert p_plus[1] == 0.5 and transductive_confidence(p_plus)[1] == 0.0
