@@ -236,6 +236,7 @@ class KernelBilliard:
         self._test = np.zeros((2, self.n_test))
         self._train_spare, self._test_spare = np.empty_like(self._train), np.empty_like(self._test)
         self._keys = np.empty(n_train)
+        self._rotation = np.empty((2, 2))
         self._train[0, :n_train] = start
         self._train[0, n_train:] = self.y * (self.gram @ start)
         self._test[0] = self.cross @ start
@@ -348,7 +349,10 @@ class KernelBilliard:
         if arc <= 0:
             return
         cos, sin = math.cos(arc), math.sin(arc)
-        rotation = np.array([[cos, sin], [-sin, cos]])
+        rotation = self._rotation
+        rotation[0, 0] = rotation[1, 1] = cos
+        rotation[0, 1] = sin
+        rotation[1, 0] = -sin
         np.dot(rotation, self._train, out=self._train_spare)
         self._train, self._train_spare = self._train_spare, self._train
         if self.n_test:
@@ -358,18 +362,24 @@ class KernelBilliard:
         self.arc_length += arc
 
     def _credit_crossings(self, new_projections, arc):
-        """Test points whose label flipped during this flight: credit the time since their last flip."""
-        flipped = np.flatnonzero((new_projections > 0) != self._positive)
+        """Test points whose label flipped during this flight: note the arc length at which they flipped.
+
+        The time spent on the + side is the sum of (end - start) over the + intervals, so it suffices to add
+        the flip's arc position when a point leaves the + side and subtract it when it enters it
+        (`_plus_signed`); `time_plus` adds the open interval of the points that are + now.
+        """
+        changed = self._changed
+        np.greater(new_projections, 0.0, out=changed)
+        np.not_equal(changed, self._positive, out=changed)
+        flipped = changed.nonzero()[0]
         if flipped.size == 0:
             return
-        was_positive = self._positive[flipped]
-        side = np.where(was_positive, 1.0, -1.0)
-        # The crossing arc of test point j, the paper's flight time tau for x_{l+1}, in closed form.
-        crossing = np.arctan2(side * self._test[0, flipped], -side * self._test[1, flipped])
-        crossing = self.arc_length + np.minimum(crossing, arc)
-        self.time_plus[flipped] += np.where(was_positive, crossing - self._since[flipped], 0.0)
-        self._since[flipped] = crossing
-        self._positive[flipped] = ~was_positive
+        side = np.where(self._positive[flipped], 1.0, -1.0)
+        old = self._test[:, flipped]
+        # The crossing arc of each test point, the paper's flight time tau for x_{l+1}, in closed form.
+        crossing = self.arc_length + np.minimum(np.arctan2(side * old[0], -side * old[1]), arc)
+        self._plus_signed[flipped] += side * crossing
+        self._positive[flipped] = side < 0
 
     def _reflect(self, wall):
         """v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3), applied to beta and to every projection."""
@@ -445,17 +455,21 @@ class KernelBilliard:
 
     def reset_times(self):
         """Start counting flight afresh (after the burn-in)."""
-        self.time_plus = np.zeros(self.n_test)
         self._positive = self.test_projections > 0
-        self._since = np.full(self.n_test, self.arc_length)
+        self._changed = np.empty(self.n_test, dtype=bool)
+        self._plus_signed = np.where(self._positive, -self.arc_length, 0.0)   # + intervals open now
         self._counted_from = self.arc_length
+
+    @property
+    def time_plus(self) -> np.ndarray:
+        """Flight length spent where each test point is labelled +1 (V+), since `reset_times`."""
+        return self._plus_signed + np.where(self._positive, self.arc_length, 0.0)
 
     @property
     def p_plus(self) -> np.ndarray:
         """V+ / (V+ + V-) for every test point: flight on the + side over all flight since `reset_times`."""
         total = self.arc_length - self._counted_from
-        plus = self.time_plus + np.where(self._positive, self.arc_length - self._since, 0.0)
-        p_plus = plus / total if total > 0 else np.where(self._positive, 1.0, 0.0)
+        p_plus = self.time_plus / total if total > 0 else np.where(self._positive, 1.0, 0.0)
         # a test point with k(x, x_i) = 0 for every training point is orthogonal to all of version space:
         # no perceptron in the span labels it, so both labels are equally probable
         return np.where(self._orthogonal, 0.5, p_plus)
