@@ -26,9 +26,11 @@ w(theta) = cos(theta) w_j + sin(theta) v, training point i has the margin
 
 so it crosses zero at exactly two angles (steps 3-4, in closed form): it
 becomes an error at phi_i + pi/2 and correct again at phi_i + 3pi/2.  Sorting
-the 2m angles (step 5) cuts the circle into 2m arcs; walking round the circle
-each crossing changes the error count by +-1, so one cumulative sum gives the
-errors of every arc (step 6) instead of m evaluations per arc.  The posterior
+the 2m angles (step 5; they come in antipodal pairs, so the sampler sorts m
+numbers in [0, pi) and adds pi for the other half) cuts the circle into 2m
+arcs; walking round the circle each crossing changes the error count by +-1,
+so one cumulative sum gives the errors of every arc (step 6) instead of m
+evaluations per arc.  The posterior
 on the circle is then piecewise uniform: arc k has weight length_k q^e_k
 (1-q)^(m-e_k), computed in log space (step 7), and the new point is
 cos(theta) w_j + sin(theta) v (step 8).  This is hit-and-run on the sphere:
@@ -44,7 +46,8 @@ coordinate vector c (w = Phi' c, ||w|| = ||c||), so inner products are plain
 dot products and an isotropic direction is a standard normal vector projected
 on the tangent space.  Training outputs are Phi c, and the sampler keeps them
 up to date by the same rotation as c, so one step costs one matrix-vector
-product Phi v plus an O(m log m) sort.  Directions whose eigenvalue is below
+product Phi v plus an O(m log m) sort (benchmarks/bench_kgs.py: 2-3 times one m x m
+product K v per step at m = 1000).  Directions whose eigenvalue is below
 rounding level (lambda < m eps lambda_max) are dropped: they cannot change any
 training output, and since the likelihood depends on w only through the signs
 of the outputs, the direction of the kept part of w has the same posterior as
@@ -61,6 +64,7 @@ import numpy as np
 import scipy.linalg
 from scipy.integrate import cumulative_simpson
 from scipy.optimize import linprog, nnls
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._estimator import KernelClassifier
@@ -628,8 +632,6 @@ class BayesPointMachine(KernelClassifier):
 
     def log_evidence(self, q=None, **ladder):
         """(ln E_W[L[W, z]], standard error) for the training data at flip rate q (default self.q > 0)."""
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "alphas_")
         ladder.setdefault("random_state", self.random_state)
         return log_evidence(self.train_gram_, self.y_pm1_, self.q if q is None else q, **ladder)
