@@ -25,8 +25,7 @@ __all__ = ["sphere_point", "sphere_angles", "sphere_data", "kgs_76_points", "KGS
 
 def sphere_point(longitude, latitude):
     """Unit vectors in R^3 from the paper's angles: longitude in [0, pi] (polar), latitude in [0, 2 pi)."""
-    longitude = np.asarray(longitude, dtype=float)
-    latitude = np.asarray(latitude, dtype=float)
+    longitude, latitude = np.broadcast_arrays(np.asarray(longitude, dtype=float), np.asarray(latitude, dtype=float))
     return np.stack([np.sin(longitude) * np.cos(latitude), np.sin(longitude) * np.sin(latitude),
                      np.cos(longitude)], axis=-1)
 
