@@ -224,10 +224,14 @@ class KernelBilliard:
         self._test_rows = np.ascontiguousarray(self.cross.T)
         self.rng = as_generator(random_state)
         self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0)
-        # Isotropic directions in the span: z = sum_k g_k e_k with the orthonormal basis
-        # e_k = sum_i U_ik phi(x_i) / sqrt(s_k); its training projections are U (sqrt(s) * g).
-        self._span_coefficients = span_vectors / np.sqrt(span_values)
-        self._span_projections = span_vectors * np.sqrt(span_values)
+        # Isotropic directions in the span: beta = K^{+1/2} g with g standard normal gives v = sum_i beta_i
+        # phi(x_i) with covariance K^{+1/2} K K^{+1/2} = the identity on the span.  The symmetric square root
+        # U S^{-1/2} U' does not depend on the signs LAPACK picks for the eigenvectors, so a seed's directions
+        # do not hinge on them (rounding still differs between machines, and a long trajectory amplifies it).
+        # The training projections are K beta = U S^{1/2} U' g.
+        self._span_rank = len(span_values)
+        self._span_coefficients = (span_vectors / np.sqrt(span_values)) @ span_vectors.T
+        self._span_projections = (span_vectors * np.sqrt(span_values)) @ span_vectors.T
 
         if start is None:
             start = _start_in_span(self.gram, self.y, span_values, span_vectors, self.lam)
@@ -306,13 +310,13 @@ class KernelBilliard:
     def _new_direction(self):
         """A direction isotropic in the span of the training points, tangent to the sphere at w."""
         l = self.n_train
-        self._can_move = self._span_coefficients.shape[1] >= 2
+        self._can_move = self._span_rank >= 2
         if not self._can_move:
             self._train[1] = 0.0     # rank K = 1: version space is a single point; the ball stays put
             self._test[1] = 0.0
             return
         for _attempt in range(20):
-            gaussian = self.rng.standard_normal(self._span_coefficients.shape[1])
+            gaussian = self.rng.standard_normal(self.n_train)
             self._train[1, :l] = self._span_coefficients @ gaussian
             self._train[1, l:] = self.y * (self._span_projections @ gaussian)
             self._test[1] = self.cross @ self._train[1, :l]
