@@ -122,14 +122,3 @@ def test_kernels_are_ordered_english_french_german_italian(articles):
     for K in (K_bow, K_2mer):
         np.testing.assert_array_equal(K, K.T)
         assert np.all(np.diag(K) > 0)
-
-
-@pytest.mark.skipif(not (corpus.CONSTITUTION_DIR / "parts").is_dir(), reason="the authors' parts are not shipped")
-def test_merged_files_match_the_authors_parts(tmp_path):
-    # While the parts are in the repository, an edit to a part must reach the merged file
-    # (python -m kgslab.data merge, then build).
-    corpus.merge_parts(out_dir=tmp_path)
-    for language in LANGUAGES:
-        shipped = (corpus.CONSTITUTION_DIR / f"{language}.txt").read_text(encoding="utf-8")
-        assert (tmp_path / f"{language}.txt").read_text(encoding="utf-8") == shipped, \
-            f"{language}.txt differs from its parts: run `python -m kgslab.data merge` and `make data`"

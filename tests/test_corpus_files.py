@@ -1,4 +1,4 @@
-"""The corpus file format, the merge of the authors' parts and the .mat round trip, on a tiny corpus."""
+"""The corpus file format and the .mat round trip, on a tiny corpus."""
 
 import numpy as np
 import pytest
@@ -52,25 +52,6 @@ def test_read_constitution_checks_numbering(tiny_corpus):
         corpus.read_constitution("german", tiny_corpus)
     with pytest.raises(ValueError, match="language must be one of"):
         corpus.read_constitution("spanish", tiny_corpus)
-
-
-def test_merge_parts_joins_halves_in_order(tmp_path, monkeypatch):
-    monkeypatch.setattr(corpus, "N_ARTICLES", 3)
-    parts, merged = tmp_path / "parts", tmp_path / "merged"
-    parts.mkdir()
-    merged.mkdir()
-    for language, code in [("english", "en"), ("french", "fr"), ("german", "de"), ("italian", "it")]:
-        (parts / f"{code}_001-002.txt").write_text(
-            f"Article 1\n{TINY[language][0]}\n\nArticle 2\n1 {TINY[language][1]}\n2 Second paragraph.\n",
-            encoding="utf-8")
-        (parts / f"{code}_003-003.txt").write_text(f"Article 3\n{TINY[language][2]}\n", encoding="utf-8")
-    corpus.merge_parts(parts, merged)
-    english = (merged / "english.txt").read_text(encoding="utf-8")
-    assert english.count("Article ") == 3 and "\n1 Every person" in english  # paragraph lines kept
-    assert corpus.read_constitution("french", merged)[2] == TINY["french"][2]
-    (parts / "it_003-003.txt").unlink()
-    with pytest.raises(ValueError, match="italian parts.*expected Article 3"):
-        corpus.merge_parts(parts, merged)
 
 
 def test_build_writes_handout_names_and_loaders_read_them_back(tiny_corpus):

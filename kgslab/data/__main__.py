@@ -1,7 +1,6 @@
 """Rebuild the shipped corpus files (``make data``).
 
     python -m kgslab.data build    # data/docs.mat and data/Ks.mat from data/constitution/*.txt
-    python -m kgslab.data merge    # data/constitution/*.txt from the authors' parts (parts/{en,fr,de,it}_*.txt)
 """
 
 from __future__ import annotations
@@ -15,13 +14,10 @@ from . import corpus
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kgslab.data", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["build", "merge"])
+    parser.add_argument("command", choices=["build"])
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    if args.command == "merge":
-        paths = corpus.merge_parts()
-    else:
-        paths = corpus.build_corpus_files()
+    paths = corpus.build_corpus_files()
     for path in paths:
         print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)")
     print(f"done in {time.perf_counter() - started:.1f} s")

@@ -113,31 +113,6 @@ def read_constitution(language: str, directory: Path | str = CONSTITUTION_DIR) -
     return [article for _, article in articles]
 
 
-def merge_parts(parts_dir: Path | str = CONSTITUTION_DIR / "parts",
-                out_dir: Path | str = CONSTITUTION_DIR) -> list[Path]:
-    """Join the authors' parts ({en,fr,de,it}_001-098.txt, ..._099-195.txt) into one file per language.
-
-    The parts are read in file-name order; their articles together must be
-    numbered 1..195.  The merged file keeps the format, paragraph lines included.
-    """
-    codes = {"english": "en", "french": "fr", "german": "de", "italian": "it"}
-    written = []
-    for language, code in codes.items():
-        parts = sorted(Path(parts_dir).glob(f"{code}_*.txt"))
-        if not parts:
-            raise FileNotFoundError(f"no parts {code}_*.txt in {parts_dir}")
-        blocks, articles = [], []
-        for part in parts:
-            content = part.read_text(encoding="utf-8")
-            articles += parse_articles(content, str(part))
-            blocks.append(content.strip("\n"))
-        _check_numbering(articles, f"the {language} parts", count=N_ARTICLES)
-        path = Path(out_dir) / f"{language}.txt"
-        path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
-        written.append(path)
-    return written
-
-
 # --------------------------------------------------------------------------- kernels and .mat files
 
 def _all_documents(docs: Docs) -> list[str]:
