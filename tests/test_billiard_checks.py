@@ -37,7 +37,7 @@ def test_references_pass(capsys):
     assert check.exercise_9_bounce(billiard.billiard_bounce) is billiard.billiard_bounce
     assert check.exercise_9_hoeffding(billiard.hoeffding_bounces) is billiard.hoeffding_bounces
     assert check.exercise_9_rejection(billiard.error_rejection_curve) is billiard.error_rejection_curve
-    assert capsys.readouterr().out.count("correct on all") == 4
+    assert capsys.readouterr().out.count("✔ correct on") == 4
 
 
 def test_blanks_fall_back_to_the_reference(capsys):
@@ -55,4 +55,4 @@ def test_slips_are_caught(capsys):
     assert check.exercise_9_hoeffding(hoeffding_rounded_down) is billiard.hoeffding_bounces
     assert check.exercise_9_rejection(rejection_with_less_or_equal) is billiard.error_rejection_curve
     output = capsys.readouterr().out
-    assert output.count("Hint:") == 4 and "correct on all" not in output
+    assert output.count("Hint:") == 4 and "✔ correct on" not in output

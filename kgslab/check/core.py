@@ -114,6 +114,6 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
                 print(f"  Hint: {hint}")
             print(fallback)
             return reference
-    tests = "the test" if len(cases) == 1 else f"all {len(cases)} tests"
+    tests = {1: "the test", 2: "both tests"}.get(len(cases), f"all {len(cases)} tests")
     print(f"{title}: ✔ correct on {tests}. Using your {name}.")
     return student
