@@ -13,7 +13,7 @@ evaluation of R_emp in the middle of every one of the 2m arcs (O(m^2)).
 import time
 
 import numpy as np
-from harness import Row, best_time
+from harness import Row, best_time, paired_best_times
 from threadpoolctl import threadpool_limits
 
 from kgslab import kgs
@@ -28,21 +28,14 @@ def _problem(m, seed=0):
 
 
 def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat):
-    coords = kgs._default_start(features, y, rng)
-    margins = y * (features @ coords)
+    state = {"coords": kgs._default_start(features, y, rng)}
+    state["margins"] = y * (features @ state["coords"])
     vector = rng.standard_normal(K.shape[0])
-    best_step = best_matvec = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(n_steps):
-            state = kgs.gibbs_step(features, y, coords, q, rng, margins)
-            coords, margins = state["coords"], state["margins"]
-        best_step = min(best_step, (time.perf_counter() - started) / n_steps)
-        started = time.perf_counter()
-        for _ in range(n_steps):
-            K @ vector
-        best_matvec = min(best_matvec, (time.perf_counter() - started) / n_steps)
-    return best_step, best_matvec
+
+    def step():
+        state.update(kgs.gibbs_step(features, y, state["coords"], q, rng, state["margins"]))
+
+    return paired_best_times(step, lambda: K @ vector, repeat, n_steps, n_steps)
 
 
 def rows(quick: bool = False):

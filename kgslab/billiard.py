@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg.blas import daxpy
+from scipy.linalg.blas import daxpy, drot
 from scipy.optimize import nnls
 from threadpoolctl import threadpool_limits
 
@@ -193,10 +193,12 @@ class KernelBilliard:
         train = [[ alpha | y_i <w, phi(x_i)> ],        test = [[ <w, phi(x_j)> ],
                  [ beta  | y_i <v, phi(x_i)> ]]                [ <v, phi(x_j)> ]]
 
-    with ||w|| = ||v|| = 1 and <w, v> = 0.  A flight rotates both rows at once (a 2 x 2 rotation times each
-    block); a reflection at wall c subtracts a multiple of row c of y * K (training block) and of column c of
-    K_test (test block) from the direction.  Nothing recomputes K alpha.  The training block never sees the
-    test points, so the trajectory is the same whichever test points ride along.
+    with ||w|| = ||v|| = 1 and <w, v> = 0.  A flight is a plane rotation of the two rows, done in place by a
+    BLAS `drot` on each block; a reflection at wall c changes beta_c and subtracts a multiple of row c of
+    y * K from the training slopes and of column c of K_test from the test slopes (a BLAS `daxpy` each).
+    Nothing recomputes K alpha.  The training block never sees the test points (not even through the
+    rounding of a vectorised BLAS loop, which depends on the length of the vector), so the trajectory is
+    bit for bit the same whichever test points ride along.
 
     Test points are credited lazily: the label region of test point j only changes when the ball crosses its
     great sphere, which is seen as a sign change of <w, phi(x_j)> over a flight; only then is the exact
@@ -207,21 +209,25 @@ class KernelBilliard:
     """
 
     renormalise_every = 16   # rotations and reflections keep norms exactly; this only mops up rounding
+    few_flips = 8            # up to this many test points flipped in one flight are credited with plain floats
 
     def __init__(self, K, y, K_test=None, *, lam: float = 0.0, start=None, refresh_rate: float = 0.0,
                  random_state=None):
         self.lam = as_scalar(lam, "lam", low=0.0)
         self.gram, span_values, span_vectors = _check_gram_and_span(K, self.lam)
-        n_train = self.gram.shape[0]
-        self.y = as_pm1_labels(y, "y", length=n_train)
-        K_test = np.zeros((0, n_train)) if K_test is None else as_cross_kernel(K_test, n_train, "K_test")
-        self.n_train, self.n_test = n_train, K_test.shape[0]
+        l = self.gram.shape[0]
+        self.y = as_pm1_labels(y, "y", length=l)
+        K_test = np.zeros((0, l)) if K_test is None else as_cross_kernel(K_test, l, "K_test")
+        self.n_train, self.n_test = l, K_test.shape[0]
         self.cross = np.ascontiguousarray(K_test)
         self._orthogonal = ~np.any(self.cross != 0, axis=1)
         self.diagonal = np.diag(self.gram).copy()
         # Row c: how a unit step along phi(x_c) changes the signed training projections / the test projections.
         self._train_rows = self.gram * self.y[None, :]
         self._test_rows = np.ascontiguousarray(self.cross.T)
+        # <v, phi_c> = y_c * slope_c, so the reflection's step is (2 y_c / K_cc) slope_c; a list of floats,
+        # because arithmetic on numpy scalars costs more than the rest of a bounce's bookkeeping.
+        self._reflection_factor = (2.0 * self.y / self.diagonal).tolist()
         self.rng = as_generator(random_state)
         self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0)
         # Isotropic directions in the span: beta = K^{+1/2} g with g standard normal gives v = sum_i beta_i
@@ -235,15 +241,20 @@ class KernelBilliard:
 
         if start is None:
             start = _start_in_span(self.gram, self.y, span_values, span_vectors, self.lam)
-        start = as_vector(start, "start", length=n_train, length_of="K")
-        self._train = np.zeros((2, 2 * n_train))
+        start = as_vector(start, "start", length=l, length_of="K")
+        self._train = np.zeros((2, 2 * l))
         self._test = np.zeros((2, self.n_test))
-        self._train_spare, self._test_spare = np.empty_like(self._train), np.empty_like(self._test)
-        self._keys = np.empty(n_train)
-        self._rotation = np.empty((2, 2))
-        self._train[0, :n_train] = start
-        self._train[0, n_train:] = self.y * (self.gram @ start)
-        self._test[0] = self.cross @ start
+        # Named views of the state; flights and reflections work in place, so the views stay valid.
+        self._position, self._direction = self._train
+        self._margins, self._slopes = self._train[:, l:]
+        self._test_position, self._test_direction = self._test
+        self._keys = np.empty(l)
+        self._tiny = np.full(l, 1e-300)
+        self._zeros = np.zeros(self.n_test)
+        self._changed = np.empty(self.n_test, dtype=bool)      # which test points flipped in a flight
+        self._position[:l] = start
+        self._margins[:] = self.y * (self.gram @ start)
+        self._test_position[:] = self.cross @ start
         if np.min(self.margins) <= 0:
             raise ValueError("start must lie inside version space: every y_i <w, phi(x_i)> must be > 0, "
                              f"but the smallest is {np.min(self.margins):.3g}")
@@ -260,32 +271,32 @@ class KernelBilliard:
     @property
     def alpha(self):
         """w = sum_i alpha_i phi(x_i)."""
-        return self._train[0, :self.n_train]
+        return self._position[:self.n_train]
 
     @property
     def beta(self):
         """v = sum_i beta_i phi(x_i)."""
-        return self._train[1, :self.n_train]
+        return self._direction[:self.n_train]
 
     @property
     def margins(self):
         """y_i <w, phi(x_i)> for every training point: all positive inside version space."""
-        return self._train[0, self.n_train:]
+        return self._margins
 
     @property
     def slopes(self):
         """y_i <v, phi(x_i)>: how fast each margin changes at the start of the flight."""
-        return self._train[1, self.n_train:]
+        return self._slopes
 
     @property
     def test_projections(self):
         """<w, phi(x_j)> for every test point."""
-        return self._test[0]
+        return self._test_position
 
     @property
     def test_slopes(self):
         """<v, phi(x_j)> for every test point."""
-        return self._test[1]
+        return self._test_direction
 
     # ---- keeping w and v an orthonormal pair (O(l + m): norms are read off the projections) ----------
     def _renormalise_position(self):
@@ -295,8 +306,7 @@ class KernelBilliard:
 
     def _renormalise_direction(self):
         """Make v a unit vector orthogonal to w; False when v is (numerically) parallel to w."""
-        beta_signed = self.beta * self.y
-        overlap = beta_signed @ self.margins                                   # <v, w> = beta' K alpha
+        overlap = (self.beta * self.y) @ self.margins                          # <v, w> = beta' K alpha
         self._train[1] -= overlap * self._train[0]
         self._test[1] -= overlap * self._test[0]
         norm_squared = (self.beta * self.y) @ self.slopes                      # ||v||^2 = beta' K beta
@@ -309,7 +319,6 @@ class KernelBilliard:
 
     def _new_direction(self):
         """A direction isotropic in the span of the training points, tangent to the sphere at w."""
-        l = self.n_train
         self._can_move = self._span_rank >= 2
         if not self._can_move:
             self._train[1] = 0.0     # rank K = 1: version space is a single point; the ball stays put
@@ -317,9 +326,9 @@ class KernelBilliard:
             return
         for _attempt in range(20):
             gaussian = self.rng.standard_normal(self.n_train)
-            self._train[1, :l] = self._span_coefficients @ gaussian
-            self._train[1, l:] = self.y * (self._span_projections @ gaussian)
-            self._test[1] = self.cross @ self._train[1, :l]
+            self.beta[:] = self._span_coefficients @ gaussian
+            self._slopes[:] = self.y * (self._span_projections @ gaussian)
+            self._test_direction[:] = self.cross @ self.beta
             if self._renormalise_direction():
                 return
         raise RuntimeError("could not draw a direction tangent to the sphere")  # pragma: no cover
@@ -333,67 +342,77 @@ class KernelBilliard:
         return times
 
     def _nearest_wall(self):
-        """argmin_j t_j without an arctan per wall: t = arccot(-b/a) falls as -b/a grows, so minimise b/a."""
-        l = self.n_train
-        margins, slopes = self._train[0, l:], self._train[1, l:]
+        """argmin_j t_j without an arctan per wall: t = arccot(-b/a) falls as -b/a grows, so minimise b/a.
+
+        A margin is clipped at +1e-300 first: a wall the ball sits on (margin 0, or -1e-17 by rounding) is
+        then hit at once if the ball moves into it and never if it moves away.
+        """
         keys = self._keys
-        np.maximum(margins, 1e-300, out=keys)
-        np.divide(slopes, keys, out=keys)
+        np.maximum(self._margins, self._tiny, out=keys)
+        np.divide(self._slopes, keys, out=keys)
         if self.last_wall >= 0:
             keys[self.last_wall] = math.inf
         wall = int(keys.argmin())
-        return wall, math.atan2(max(float(margins[wall]), 0.0), -float(slopes[wall]))
+        return wall, math.atan2(max(float(self._margins[wall]), 0.0), -float(self._slopes[wall]))
 
     def _fly(self, arc):
         """Move along the great circle w(t) = cos t w + sin t v by `arc`, crediting the test points.
 
-        The flight is a rotation in the (w, v) plane applied to each block at once:
-        (w, v) <- (cos t w + sin t v, -sin t w + cos t v), one 2 x 2 by 2 x n product per block.
+        The flight is a rotation in the (w, v) plane, (w, v) <- (cos t w + sin t v, -sin t w + cos t v),
+        applied in place to the two rows of each block by a BLAS plane rotation (drot).
         """
         if arc <= 0:
             return
         cos, sin = math.cos(arc), math.sin(arc)
-        rotation = self._rotation
-        rotation[0, 0] = rotation[1, 1] = cos
-        rotation[0, 1] = sin
-        rotation[1, 0] = -sin
-        np.dot(rotation, self._train, out=self._train_spare)
-        self._train, self._train_spare = self._train_spare, self._train
+        # drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y): arguments by position,
+        # because f2py's keyword parsing costs as much as rotating a thousand numbers.
+        drot(self._position, self._direction, cos, sin, self._train.shape[1], 0, 1, 0, 1, 1, 1)
         if self.n_test:
-            np.dot(rotation, self._test, out=self._test_spare)
-            self._credit_crossings(self._test_spare[0], arc)
-            self._test, self._test_spare = self._test_spare, self._test
+            drot(self._test_position, self._test_direction, cos, sin, self.n_test, 0, 1, 0, 1, 1, 1)
+            self._credit_crossings(arc)
         self.arc_length += arc
 
-    def _credit_crossings(self, new_projections, arc):
+    def _credit_crossings(self, arc):
         """Test points whose label flipped during this flight: note the arc length at which they flipped.
 
         The time spent on the + side is the sum of (end - start) over the + intervals, so it suffices to add
         the flip's arc position when a point leaves the + side and subtract it when it enters it
         (`_plus_signed`); `time_plus` adds the open interval of the points that are + now.
+
+        The crossing is found looking back from the end of the flight, where the point has the projection
+        a = <w, phi(x_j)> of sign s (its new side) and b = <v, phi(x_j)>: going back by tau the projection is
+        a cos tau - b sin tau, zero at tau = atan2(s a, s b), the paper's flight time to x_{l+1} run backwards.
         """
         changed = self._changed
-        np.greater(new_projections, 0.0, out=changed)
+        np.greater(self._test_position, self._zeros, out=changed)
         np.not_equal(changed, self._positive, out=changed)
         flipped = changed.nonzero()[0]
         if flipped.size == 0:
             return
-        side = np.where(self._positive[flipped], 1.0, -1.0)
-        old = self._test[:, flipped]
-        # The crossing arc of each test point, the paper's flight time tau for x_{l+1}, in closed form.
-        crossing = self.arc_length + np.minimum(np.arctan2(side * old[0], -side * old[1]), arc)
-        self._plus_signed[flipped] += side * crossing
-        self._positive[flipped] = side < 0
+        end = self.arc_length + arc
+        if flipped.size <= self.few_flips:
+            # A flight flips one or two points on average: plain floats beat a dozen numpy calls on tiny arrays.
+            position, direction = self._test_position, self._test_direction
+            for j in flipped.tolist():
+                a, b = float(position[j]), float(direction[j])
+                side = 1.0 if a > 0 else -1.0
+                self._plus_signed[j] -= side * (end - min(math.atan2(side * a, side * b), arc))
+                self._positive[j] = a > 0
+            return
+        a, b = self._test[:, flipped]
+        side = np.where(a > 0, 1.0, -1.0)
+        crossing = end - np.minimum(np.arctan2(side * a, side * b), arc)
+        self._plus_signed[flipped] -= side * crossing
+        self._positive[flipped] = side > 0
 
     def _reflect(self, wall):
         """v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3), applied to beta and to every projection."""
-        l = self.n_train
-        step = 2.0 * self.y[wall] * self._train[1, l + wall] / self.diagonal[wall]
-        direction = self._train[1]
-        direction[wall] -= step
-        daxpy(self._train_rows[wall], direction[l:], a=-step)       # in place: slopes -= step * y K[c]
+        step = self._reflection_factor[wall] * float(self._slopes[wall])       # 2 <v, phi_c> / K_cc
+        self._direction[wall] -= step
+        # daxpy(x, y, n, a): y += a x in place, arguments by position as in _fly
+        daxpy(self._train_rows[wall], self._slopes, self.n_train, -step)          # slopes -= step * y K[c]
         if self.n_test:
-            daxpy(self._test_rows[wall], self._test[1], a=-step)    # in place: test slopes -= step K_test[:, c]
+            daxpy(self._test_rows[wall], self._test_direction, self.n_test, -step)  # -= step * K_test[:, c]
         self.last_wall = wall
         self.n_bounces += 1
 
@@ -460,7 +479,6 @@ class KernelBilliard:
     def reset_times(self):
         """Start counting flight afresh (after the burn-in)."""
         self._positive = self.test_projections > 0
-        self._changed = np.empty(self.n_test, dtype=bool)
         self._plus_signed = np.where(self._positive, -self.arc_length, 0.0)   # + intervals open now
         self._counted_from = self.arc_length
 

@@ -24,3 +24,9 @@ def test_the_table_has_one_line_per_row():
     rows = run.collect(quick=True, names=["ridge"])
     table = run.format_table(rows).splitlines()
     assert len(table) == len(rows) + 2 and "ratio" in table[0]
+
+
+def test_times_are_printed_in_a_unit_that_keeps_their_digits():
+    import harness
+    assert [harness.format_duration(t) for t in (14.9e-6, 2.2e-3, 3.891)] == ["14.90us", "2.20ms", "3.89s"]
+    assert harness.format_duration(0.9996e-3) == "999.60us"

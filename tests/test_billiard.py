@@ -95,6 +95,45 @@ def test_incremental_projections_equal_recomputed_ones():
     assert ball.n_refreshes > 0
 
 
+def plus_time_by_brute_force(gram, K_test, alphas, betas, n_steps=2000):
+    """Flight on the + side of each test point, summed over a recorded trajectory on a fine grid of each arc.
+
+    Returns the sums and their error bound: the grid misplaces a crossing by at most one grid step, and a
+    point crosses at most once per flight (a flight is shorter than half a circle).
+    """
+    total, bound = np.zeros(K_test.shape[0]), np.zeros(K_test.shape[0])
+    for k in range(len(alphas) - 1):
+        arc = math.acos(np.clip(alphas[k] @ gram @ alphas[k + 1], -1.0, 1.0))   # flight k's length
+        t = (np.arange(n_steps) + 0.5) * arc / n_steps
+        a, b = K_test @ alphas[k], K_test @ betas[k]
+        plus = np.outer(np.cos(t), a) + np.outer(np.sin(t), b) > 0
+        total += plus.sum(axis=0) * arc / n_steps
+        bound += (plus[0] != plus[-1]) * arc / n_steps
+    return total, bound
+
+
+@pytest.mark.parametrize("few_flips", [0, 10**9])   # every flip credited by numpy / by the float loop
+def test_time_on_the_plus_side_equals_brute_force_along_the_trajectory(few_flips):
+    X, y, T, _ = separable_problem(3, 10, 400, seed=5)
+    K, K_test = linear_kernel(X), linear_kernel(T, X)
+    ball = KernelBilliard(K, y, K_test, refresh_rate=0.5, random_state=3)
+    ball.few_flips = few_flips
+    flips_per_flight = []
+    alphas, betas = [ball.alpha.copy()], [ball.beta.copy()]
+    for _ in range(300):
+        before = ball._positive.copy()
+        ball.step()
+        flips_per_flight.append(int(np.sum(before != ball._positive)))
+        alphas.append(ball.alpha.copy())
+        betas.append(ball.beta.copy())
+    assert max(flips_per_flight) > 8 and ball.n_refreshes > 0      # both paths and refreshes are exercised
+    # betas[k] is the direction leaving event k; a refresh or reflection happens after the flight
+    reference, bound = plus_time_by_brute_force(K, K_test, np.array(alphas), np.array(betas))
+    assert np.all(np.abs(ball.time_plus - reference) <= bound + 1e-9)
+    assert ball.arc_length == pytest.approx(sum(
+        math.acos(np.clip(alphas[k] @ K @ alphas[k + 1], -1, 1)) for k in range(300)), abs=1e-9)
+
+
 def test_wall_times_are_the_closed_form_roots():
     """t_j from atan2 is the first positive zero of a_j cos t + b_j sin t, and the nearest is the argmin."""
     X, y, _, _ = separable_problem(4, n_train=12, n_test=0, seed=8)
