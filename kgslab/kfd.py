@@ -110,6 +110,18 @@ def _pair_of_probabilities(value, name: str) -> np.ndarray:
     return pair
 
 
+def _swap_conditioning(rates, priors):
+    """Bayes' rule for a pair of binary labels (A, B), shared by the two conversions below.
+
+    rates[j] = P(B != j | A = j) and priors[j] = P(A = j) give (P(B = k), P(A != k | B = k)):
+    P(B = 0) = (1 - rates[0]) priors[0] + rates[1] priors[1] (and symmetrically), and
+    P(A != 0 | B = 0) = P(B = 0 | A = 1) P(A = 1) / P(B = 0) = rates[1] priors[1] / P(B = 0).
+    """
+    marginal = np.array([(1 - rates[0]) * priors[0] + rates[1] * priors[1],
+                         rates[0] * priors[0] + (1 - rates[1]) * priors[1]])
+    return marginal, np.array([rates[1] * priors[1], rates[0] * priors[0]]) / np.maximum(marginal, 1e-300)
+
+
 def noise_rates_from_flip_rates(flip_rates, observed_priors):
     """Kit convention -> generative convention.
 
@@ -117,13 +129,8 @@ def noise_rates_from_flip_rates(flip_rates, observed_priors):
     give (true_priors, noise_rates) with true_priors[j] = P(y = j) and
     noise_rates[j] = P(yhat != j | y = j), by Bayes' rule.
     """
-    gamma = _pair_of_probabilities(flip_rates, "flip_rates")
-    observed = _pair_of_probabilities(observed_priors, "observed_priors")
-    true_priors = np.array([(1 - gamma[0]) * observed[0] + gamma[1] * observed[1],
-                            gamma[0] * observed[0] + (1 - gamma[1]) * observed[1]])
-    # P(yhat = 1 | y = 0) = P(y = 0 | yhat = 1) P(yhat = 1) / P(y = 0), and symmetrically.
-    noise_rates = np.array([gamma[1] * observed[1], gamma[0] * observed[0]]) / np.maximum(true_priors, 1e-300)
-    return true_priors, noise_rates
+    return _swap_conditioning(_pair_of_probabilities(flip_rates, "flip_rates"),
+                              _pair_of_probabilities(observed_priors, "observed_priors"))
 
 
 def flip_rates_from_noise_rates(noise_rates, true_priors):
@@ -134,12 +141,8 @@ def flip_rates_from_noise_rates(noise_rates, true_priors):
     Example (the paper's toy): priors (0.8, 0.2), both noise rates 0.2 give
     flip rates (0.0588, 0.5): half the points labelled 2 are really class 1.
     """
-    noise = _pair_of_probabilities(noise_rates, "noise_rates")
-    priors = _pair_of_probabilities(true_priors, "true_priors")
-    observed = np.array([(1 - noise[0]) * priors[0] + noise[1] * priors[1],
-                         noise[0] * priors[0] + (1 - noise[1]) * priors[1]])
-    flip_rates = np.array([noise[1] * priors[1], noise[0] * priors[0]]) / np.maximum(observed, 1e-300)
-    return observed, flip_rates
+    return _swap_conditioning(_pair_of_probabilities(noise_rates, "noise_rates"),
+                              _pair_of_probabilities(true_priors, "true_priors"))
 
 
 # ---- E-step and flip-rate M-step, shared by the input-space and the kernel versions ------------
