@@ -301,28 +301,28 @@ class KernelBilliard:
     # ---- keeping w and v an orthonormal pair (O(l + m): norms are read off the projections) ----------
     def _renormalise_position(self):
         norm = math.sqrt(self.alpha @ (self.y * self.margins))                 # ||w||^2 = alpha' K alpha
-        self._train[0] /= norm
-        self._test[0] /= norm
+        self._position /= norm
+        self._test_position /= norm
 
     def _renormalise_direction(self):
         """Make v a unit vector orthogonal to w; False when v is (numerically) parallel to w."""
         overlap = (self.beta * self.y) @ self.margins                          # <v, w> = beta' K alpha
-        self._train[1] -= overlap * self._train[0]
-        self._test[1] -= overlap * self._test[0]
+        self._direction -= overlap * self._position
+        self._test_direction -= overlap * self._test_position
         norm_squared = (self.beta * self.y) @ self.slopes                      # ||v||^2 = beta' K beta
         if norm_squared < 1e-24:
             return False
         norm = math.sqrt(norm_squared)
-        self._train[1] /= norm
-        self._test[1] /= norm
+        self._direction /= norm
+        self._test_direction /= norm
         return True
 
     def _new_direction(self):
         """A direction isotropic in the span of the training points, tangent to the sphere at w."""
         self._can_move = self._span_rank >= 2
         if not self._can_move:
-            self._train[1] = 0.0     # rank K = 1: version space is a single point; the ball stays put
-            self._test[1] = 0.0
+            self._direction[:] = 0.0     # rank K = 1: version space is a single point; the ball stays put
+            self._test_direction[:] = 0.0
             return
         for _attempt in range(20):
             gaussian = self.rng.standard_normal(self.n_train)
