@@ -25,15 +25,23 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator import KernelClassifier
-from ._validation import as_gram, as_positive_int, as_pm1_labels, as_scalar
+from ._validation import as_bool, as_gram, as_positive_int, as_pm1_labels, as_scalar, as_vector
 
 __all__ = ["kernel_adatron", "dual_objective", "KernelAdatron"]
 
 
 def dual_objective(K, y, alpha) -> float:
-    """f(alpha) = 1'alpha - 1/2 alpha'(K o yy')alpha, eq. (22)."""
-    signed = np.asarray(y, dtype=float) * np.asarray(alpha, dtype=float)
-    return float(np.sum(alpha) - 0.5 * signed @ np.asarray(K, dtype=float) @ signed)
+    """f(alpha) = 1'alpha - 1/2 alpha'(K o yy')alpha, eq. (22).
+
+    K is a symmetric (l, l) matrix, y the l labels in {-1, +1} (or {0, 1}),
+    alpha the l dual coefficients (any finite values: the objective is defined
+    outside the box too).
+    """
+    K = as_gram(K, "K", psd=False)
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
+    alpha = as_vector(alpha, "alpha", length=K.shape[0], length_of="K")
+    signed = y * alpha
+    return float(np.sum(alpha) - 0.5 * signed @ K @ signed)
 
 
 def kernel_adatron(K, y, C: float = 1.0, eta: float = 1.0, tol: float = 0.005, max_iter: int | None = None,
@@ -46,7 +54,8 @@ def kernel_adatron(K, y, C: float = 1.0, eta: float = 1.0, tol: float = 0.005, m
     max_iter defaults to 10 l, as the handout suggests.
     """
     K = as_gram(K, "K", psd=False)
-    y = as_pm1_labels(y, "y", length=K.shape[0])
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
+    bias = as_bool(bias, "bias")
     return _coordinate_ascent(K, y, *_check_parameters(C, eta, tol, max_iter, K.shape[0]), bias=bias)
 
 

@@ -89,8 +89,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator import KernelClassifier
-from ._validation import (as_float_array, as_generator, as_matrix, as_positive_int, as_scalar,
-                          binary_classes)
+from ._validation import (as_bool, as_float_array, as_generator, as_matrix, as_positive_int, as_scalar,
+                          binary_classes, check_random_state_kind)
 from .kernels import kernel_matrix
 
 __all__ = [
@@ -108,6 +108,15 @@ def _pair_of_probabilities(value, name: str) -> np.ndarray:
     if np.any(pair < 0) or np.any(pair > 1):
         raise ValueError(f"{name} must lie in [0, 1], got {pair.tolist()}")
     return pair
+
+
+def _class_priors(value, name: str) -> np.ndarray:
+    """Two probabilities that sum to 1 (one per class)."""
+    priors = _pair_of_probabilities(value, name)
+    if abs(float(priors.sum()) - 1.0) > 1e-6:
+        raise ValueError(f"{name} must sum to 1 (one probability per class), got {priors.tolist()} "
+                         f"summing to {float(priors.sum()):.6g}")
+    return priors
 
 
 def _swap_conditioning(rates, priors):
@@ -130,7 +139,7 @@ def noise_rates_from_flip_rates(flip_rates, observed_priors):
     noise_rates[j] = P(yhat != j | y = j), by Bayes' rule.
     """
     return _swap_conditioning(_pair_of_probabilities(flip_rates, "flip_rates"),
-                              _pair_of_probabilities(observed_priors, "observed_priors"))
+                              _class_priors(observed_priors, "observed_priors"))
 
 
 def flip_rates_from_noise_rates(noise_rates, true_priors):
@@ -142,7 +151,7 @@ def flip_rates_from_noise_rates(noise_rates, true_priors):
     flip rates (0.0588, 0.5): half the points labelled 2 are really class 1.
     """
     return _swap_conditioning(_pair_of_probabilities(noise_rates, "noise_rates"),
-                              _pair_of_probabilities(true_priors, "true_priors"))
+                              _class_priors(true_priors, "true_priors"))
 
 
 # ---- E-step and flip-rate M-step, shared by the input-space and the kernel versions ------------
@@ -250,6 +259,7 @@ def label_noise_em(X, y, *, initial_flip_rates=(0.1, 0.1), shared_covariance: bo
     classes, y_pm1 = binary_classes(y)
     if y_pm1.shape[0] != X.shape[0]:
         raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got {y_pm1.shape[0]}")
+    shared_covariance = as_bool(shared_covariance, "shared_covariance")
     y_index = (y_pm1 > 0).astype(int)
     rates = _pair_of_probabilities(initial_flip_rates, "initial_flip_rates")
     if np.any(rates >= 1):
@@ -293,6 +303,21 @@ def fisher_direction(K_basis, posterior, mu: float):
     singular (mu = 0 on a rank-deficient scatter) the least-squares minimum-norm
     solution is returned instead.
     """
+    K_basis = as_matrix(K_basis, "K_basis")
+    posterior = as_float_array(posterior, "posterior", ndim=2)
+    if posterior.shape != (K_basis.shape[0], 2):
+        raise ValueError(f"posterior must have shape ({K_basis.shape[0]}, 2): one row per row of K_basis, "
+                         f"one column per class; got {posterior.shape}")
+    if np.any(posterior < 0) or np.any(posterior > 1) or not np.allclose(posterior.sum(axis=1), 1.0, atol=1e-6):
+        raise ValueError("posterior must hold probabilities: entries in [0, 1], each row summing to 1")
+    if np.any(posterior.sum(axis=0) <= 0):
+        raise ValueError("posterior must give both classes some weight: a column of posterior sums to 0")
+    mu = as_scalar(mu, "mu", low=0.0)
+    return _fisher_direction(K_basis, posterior, mu)
+
+
+def _fisher_direction(K_basis, posterior, mu):
+    """`fisher_direction` on validated inputs (the EM loop calls it every iteration)."""
     totals = np.maximum(posterior.sum(axis=0), 1e-12)
     means = posterior.T @ K_basis / totals[:, None]                    # M_-, M_+ (2, b)
     scatter = np.zeros((K_basis.shape[1], K_basis.shape[1]))
@@ -343,7 +368,7 @@ def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, 
     history = []
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        alpha = fisher_direction(K_basis, posterior, mu)               # M-step: the direction ...
+        alpha = _fisher_direction(K_basis, posterior, mu)               # M-step: the direction ...
         z = K_basis @ alpha
         means_1d, variance = _projected_gaussians(z, posterior)        # ... and the 1-d Gaussians
         if np.all(frozen):
@@ -354,7 +379,7 @@ def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, 
         change = float(np.max(np.abs(new_rates - rates)))
         rates = new_rates
         if change < tol:
-            alpha = fisher_direction(K_basis, posterior, mu)
+            alpha = _fisher_direction(K_basis, posterior, mu)
             z = K_basis @ alpha
             means_1d, variance = _projected_gaussians(z, posterior)
             break

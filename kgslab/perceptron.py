@@ -53,8 +53,8 @@ from scipy.optimize import nnls
 from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator import KernelClassifier
-from ._validation import (as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
-                          as_scalar)
+from ._validation import (as_bool, as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
+                          as_scalar, check_random_state_kind)
 
 __all__ = [
     "perceptron", "kernel_perceptron", "PerceptronRun", "separating_alpha",
@@ -125,6 +125,8 @@ def perceptron(X, y, max_epochs: int = DEFAULT_MAX_EPOCHS, *, shuffle: bool = Fa
     X = as_matrix(X, "X")
     y = as_pm1_labels(y, "y", length=X.shape[0])
     max_epochs = as_positive_int(max_epochs, "max_epochs")
+    shuffle = as_bool(shuffle, "shuffle")
+    check_random_state_kind(random_state)  # a bad seed is an error even when shuffle=False
     m, d = X.shape
     w = np.zeros(d)
     alpha = np.zeros(m)
@@ -154,9 +156,11 @@ def kernel_perceptron(K, y, a: float = 0.0, max_epochs: int = DEFAULT_MAX_EPOCHS
     positive semi-definite, distinct points and a > 0.
     """
     K = as_gram(K, "K", psd=False)
-    y = as_pm1_labels(y, "y", length=K.shape[0])
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
     a = as_scalar(a, "a", low=0.0)
     max_epochs = as_positive_int(max_epochs, "max_epochs")
+    shuffle = as_bool(shuffle, "shuffle")
+    check_random_state_kind(random_state)  # a bad seed is an error even when shuffle=False
     return _dual_perceptron(K, y, a, max_epochs, shuffle, random_state)
 
 
@@ -191,7 +195,7 @@ def _dual_perceptron(K, y, a, max_epochs, shuffle, random_state) -> PerceptronRu
 def _modified_gram(K, y, a, *, a_low_open: bool):
     """Validate (K, y, a); return K + aI and y in {-1, +1}."""
     K = as_gram(K, "K", psd=True)
-    y = as_pm1_labels(y, "y", length=K.shape[0])
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
     a = as_scalar(a, "a", low=0.0, low_open=a_low_open)
     return K + a * np.eye(K.shape[0]), y, a
 
