@@ -196,15 +196,15 @@ def binary_classes(y, name: str = "y"):
     return classes, np.where(labels == classes[1], 1.0, -1.0)
 
 
-def check_random_state_kind(random_state) -> None:
+def check_random_state_kind(random_state, name: str = "random_state") -> None:
     """Refuse what `as_generator` would refuse, without drawing from a RandomState."""
     if isinstance(random_state, (np.random.Generator, np.random.RandomState)) or random_state is None:
         return
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer seed, got {random_state}")
+            raise ValueError(f"{name} must be a non-negative integer seed, got {random_state}")
         return
-    raise TypeError(f"random_state must be None, an integer or a numpy Generator, got {_describe(random_state)}")
+    raise TypeError(f"{name} must be None, an integer or a numpy Generator, got {_describe(random_state)}")
 
 
 def as_generator(random_state) -> np.random.Generator:

@@ -22,9 +22,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
-from ._estimator import KernelClassifier
+from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE, KernelClassifier
 from ._validation import as_bool, as_gram, as_positive_int, as_pm1_labels, as_scalar, as_vector
 
 __all__ = ["kernel_adatron", "dual_objective", "KernelAdatron"]
@@ -111,6 +112,9 @@ class KernelAdatron(KernelClassifier):
     iteration), support_ (indices with alpha > 0), dual_coef_ (y o alpha).
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "C": [POSITIVE], "eta": [POSITIVE], "tol": [NON_NEGATIVE],
+                              "max_iter": [COUNT, None], "bias": ["boolean"]}
+
     def __init__(self, C=1.0, eta=1.0, tol=0.005, max_iter=None, bias=True, kernel="precomputed", L=1.0):
         self.C = C
         self.eta = eta
@@ -120,12 +124,13 @@ class KernelAdatron(KernelClassifier):
         self.kernel = kernel
         self.L = L
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         gram, y_pm1 = self._fit_inputs(X, y)
         C, eta, tol, max_iter = _check_parameters(self.C, self.eta, self.tol, self.max_iter, gram.shape[0])
         gram = np.ascontiguousarray(gram)
         self.alpha_, self.b_, self.n_iter_, self.objective_ = _coordinate_ascent(
-            gram, y_pm1, C, eta, tol, max_iter, bias=self.bias)
+            gram, y_pm1, C, eta, tol, max_iter, bias=as_bool(self.bias, "bias"))
         if self.n_iter_ >= max_iter:
             warnings.warn(f"KernelAdatron stopped at max_iter={max_iter} before the largest change fell "
                           f"below tol={self.tol}; raise max_iter or tol", ConvergenceWarning, stacklevel=2)

@@ -85,10 +85,10 @@ import numpy as np
 from scipy import linalg
 from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import _fit_context
+from sklearn.utils.validation import check_is_fitted
 
-from ._estimator import KernelClassifier
+from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
 from ._validation import (as_bool, as_float_array, as_generator, as_matrix, as_positive_int, as_scalar,
                           binary_classes, check_random_state_kind)
 from .kernels import kernel_matrix
@@ -414,10 +414,7 @@ class _FisherDiscriminantBase(KernelClassifier):
             gram, y_pm1 = self._fit_inputs(X, y, psd=False)
             n = gram.shape[0]
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64)
-            check_classification_targets(y)
-            if type_of_target(y, input_name="y") not in ("binary", "unknown") and len(np.unique(y)) > 2:
-                raise ValueError("Only binary classification is supported. y has more than two classes.")
+            X, y = self._validate_training_data(X, y)
             self.classes_, y_pm1 = binary_classes(y)
             n = X.shape[0]
         rng = as_generator(self.random_state)
@@ -458,9 +455,9 @@ class _FisherDiscriminantBase(KernelClassifier):
         """ln P(y = classes_[1] | x) / P(y = classes_[0] | x): > 0 means classes_[1]."""
         check_is_fitted(self, "dual_coef_")
         if self.kernel == "precomputed":
-            K_test = validate_data(self, X, reset=False, dtype=np.float64)[:, self.basis_]
+            K_test = self._validate_test_data(X)[:, self.basis_]
         else:
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            X = self._validate_test_data(X)
             K_test = kernel_matrix(X, self.X_basis_, kernel=self.kernel, L=self.L)
         return self._decision_gram(K_test)
 
@@ -484,6 +481,9 @@ class KFD(_FisherDiscriminantBase):
     discriminant, plus the log prior ratio.
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "mu": [NON_NEGATIVE], "n_basis": [COUNT, None],
+                              "random_state": RANDOM_STATE}
+
     def __init__(self, mu=1e-3, n_basis=None, kernel="precomputed", L=1.0, random_state=None):
         self.mu = mu
         self.n_basis = n_basis
@@ -491,6 +491,7 @@ class KFD(_FisherDiscriminantBase):
         self.L = L
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         mu, n_basis = self._check_fisher_params()
         K_basis, self._y_index = self._basis_inputs(X, y, n_basis)
@@ -512,6 +513,10 @@ class LabelNoiseKFD(_FisherDiscriminantBase):
     Rayleigh quotient, so this need not be monotone), n_iter_.
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "mu": [NON_NEGATIVE], "n_basis": [COUNT, None],
+                              "max_iter": [COUNT], "tol": [NON_NEGATIVE], "initial_flip_rates": ["array-like"],
+                              "random_state": RANDOM_STATE}
+
     def __init__(self, mu=1e-3, n_basis=200, max_iter=100, tol=1e-4, initial_flip_rates=(0.1, 0.1),
                  kernel="precomputed", L=1.0, random_state=None):
         self.mu = mu
@@ -523,6 +528,7 @@ class LabelNoiseKFD(_FisherDiscriminantBase):
         self.L = L
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         mu, n_basis = self._check_fisher_params()
         max_iter = as_positive_int(self.max_iter, "max_iter")

@@ -50,9 +50,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
 from scipy.optimize import nnls
+from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
-from ._estimator import KernelClassifier
+from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
 from ._validation import (as_bool, as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
                           as_scalar, check_random_state_kind)
 
@@ -303,6 +304,9 @@ class KernelPerceptron(KernelClassifier):
     n_updates_, converged_, n_iter_ (epochs run), mistakes_per_epoch_
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "a": [NON_NEGATIVE], "max_epochs": [COUNT],
+                              "shuffle": ["boolean"], "random_state": RANDOM_STATE}
+
     def __init__(self, a=0.0, max_epochs=DEFAULT_MAX_EPOCHS, kernel="precomputed", L=1.0,
                  shuffle=False, random_state=None):
         self.a = a
@@ -312,11 +316,13 @@ class KernelPerceptron(KernelClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         a = as_scalar(self.a, "a", low=0.0)
         max_epochs = as_positive_int(self.max_epochs, "max_epochs")
+        shuffle = as_bool(self.shuffle, "shuffle")
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
-        run = _dual_perceptron(gram, y_pm1, a, max_epochs, self.shuffle, self.random_state)
+        run = _dual_perceptron(gram, y_pm1, a, max_epochs, shuffle, self.random_state)
         self.alpha_ = run.alpha
         self.dual_coef_ = run.alpha * y_pm1
         self.n_updates_ = run.n_updates
