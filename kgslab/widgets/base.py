@@ -65,7 +65,13 @@ def log_slider(description: str, value: float, low_exponent: float, high_exponen
         raise ValueError(f"{name} must be > 0 for its logarithmic slider, got {value:g}")
     low_exponent = as_scalar(low_exponent, "low_exponent")
     high_exponent = as_scalar(high_exponent, "high_exponent")
-    _slider_range(name, np.log10(value), low_exponent, high_exponent, step)
+    step = as_scalar(step, "step", low=0.0, low_open=True)
+    if not low_exponent < high_exponent:
+        raise ValueError(f"the slider {name!r} needs low_exponent < high_exponent, got {low_exponent:g} and "
+                         f"{high_exponent:g}")
+    if not low_exponent <= np.log10(value) <= high_exponent:
+        raise ValueError(f"{name} = {value:g} is outside the range of its slider [{10 ** low_exponent:g}, "
+                         f"{10 ** high_exponent:g}] (the value the slider starts at)")
     return widgets.FloatLogSlider(value=value, base=10, min=low_exponent, max=high_exponent, step=step,
                                   description=description, continuous_update=False, readout_format=".3g",
                                   style={"description_width": "initial"})
