@@ -114,6 +114,17 @@ def as_positive_int(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_work_budget(n_steps: float, budget: float, name: str, value, what: str) -> None:
+    """Refuse, before it runs, a loop whose length an argument sets far beyond any useful run.
+
+    n_steps is the number of steps `value` (the argument `name`) allows; budget is
+    the kit's stated limit.  A run that long would look like a hang.
+    """
+    if n_steps > budget:
+        raise ValueError(f"{name} = {value} allows {n_steps:.3g} {what}, above the kit's budget of "
+                         f"{budget:.0e} (minutes of work): use a smaller {name}")
+
+
 def as_gram(value, name: str = "K", *, psd: bool = True, rtol: float = 1e-8) -> np.ndarray:
     """A finite, square, symmetric and (when `psd`) positive semi-definite kernel matrix.
 

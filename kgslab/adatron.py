@@ -26,7 +26,12 @@ from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE, KernelClassifier
-from ._validation import as_bool, as_gram, as_positive_int, as_pm1_labels, as_scalar, as_vector
+from ._validation import (as_bool, as_gram, as_positive_int, as_pm1_labels, as_scalar, as_vector,
+                          check_work_budget)
+
+# An iteration is a few numpy calls on l-vectors (some 10 microseconds for the kit's sizes): 1e7 of
+# them is minutes of work, and on data where the box never settles more would look like a hang.
+MAX_ITERATIONS = 1e7
 
 __all__ = ["kernel_adatron", "dual_objective", "KernelAdatron"]
 
@@ -65,6 +70,7 @@ def _check_parameters(C, eta, tol, max_iter, n_points):
     eta = as_scalar(eta, "eta", low=0.0, low_open=True)
     tol = as_scalar(tol, "tol", low=0.0)
     max_iter = 10 * n_points if max_iter is None else as_positive_int(max_iter, "max_iter")
+    check_work_budget(max_iter, MAX_ITERATIONS, "max_iter", max_iter, "iterations")
     return C, eta, tol, max_iter
 
 

@@ -55,7 +55,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
 from ._validation import (as_bool, as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
-                          as_scalar, check_random_state_kind)
+                          as_scalar, check_random_state_kind, check_work_budget)
 
 __all__ = [
     "perceptron", "kernel_perceptron", "PerceptronRun", "separating_alpha",
@@ -63,6 +63,9 @@ __all__ = [
 ]
 
 DEFAULT_MAX_EPOCHS = 1000
+# A pass over one example is a step of a Python loop (about 1 microsecond): 1e8 steps is minutes.
+# max_epochs beyond that on inseparable data would look like a hang, so it is refused up front.
+MAX_EXAMPLE_VISITS = 1e8
 
 
 class PerceptronRun(NamedTuple):
@@ -126,6 +129,7 @@ def perceptron(X, y, max_epochs: int = DEFAULT_MAX_EPOCHS, *, shuffle: bool = Fa
     X = as_matrix(X, "X")
     y = as_pm1_labels(y, "y", length=X.shape[0])
     max_epochs = as_positive_int(max_epochs, "max_epochs")
+    check_work_budget(max_epochs * X.shape[0], MAX_EXAMPLE_VISITS, "max_epochs", max_epochs, "example visits")
     shuffle = as_bool(shuffle, "shuffle")
     check_random_state_kind(random_state)  # a bad seed is an error even when shuffle=False
     m, d = X.shape
@@ -160,6 +164,7 @@ def kernel_perceptron(K, y, a: float = 0.0, max_epochs: int = DEFAULT_MAX_EPOCHS
     y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
     a = as_scalar(a, "a", low=0.0)
     max_epochs = as_positive_int(max_epochs, "max_epochs")
+    check_work_budget(max_epochs * K.shape[0], MAX_EXAMPLE_VISITS, "max_epochs", max_epochs, "example visits")
     shuffle = as_bool(shuffle, "shuffle")
     check_random_state_kind(random_state)  # a bad seed is an error even when shuffle=False
     return _dual_perceptron(K, y, a, max_epochs, shuffle, random_state)
@@ -322,6 +327,8 @@ class KernelPerceptron(KernelClassifier):
         max_epochs = as_positive_int(self.max_epochs, "max_epochs")
         shuffle = as_bool(self.shuffle, "shuffle")
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
+        check_work_budget(max_epochs * gram.shape[0], MAX_EXAMPLE_VISITS, "max_epochs", max_epochs,
+                          "example visits")
         run = _dual_perceptron(gram, y_pm1, a, max_epochs, shuffle, self.random_state)
         self.alpha_ = run.alpha
         self.dual_coef_ = run.alpha * y_pm1

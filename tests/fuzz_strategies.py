@@ -170,4 +170,6 @@ BAD = {
     "language": [("unknown language", lambda v: "klingon"), ("None", lambda v: None), ("a number", lambda v: 3)],
 }
 BAD["psd_gram"] = BAD["gram"] + [("indefinite", _indefinite)]
+# Loop lengths: a count so large the run would look like a hang must be refused before it starts.
+BAD["iterations"] = BAD["count"] + [("10**12", lambda v: 10**12)]
 BAD["half_open_probability"] = BAD["probability"] + [("0.5", lambda v: 0.5)]

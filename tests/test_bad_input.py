@@ -204,3 +204,18 @@ def test_kgs_panel_reports_the_samplers_own_error():
     with pytest.raises(ValueError) as direct:
         gibbs_sample(kernels.rbf_kernel(X, L=1.0), y, 0.0, 3, burn_in=2, thin=1, random_state=0)
     assert panel.values["error"] == str(direct.value)
+
+
+# ---- caps on work ---------------------------------------------------------------------------------
+
+def test_loops_that_would_look_like_a_hang_are_refused_before_they_start():
+    X, y = xor_data(40, noise=0.6, random_state=3)   # not separable by a line: the perceptron never stops
+    K = kernels.linear_kernel(X)
+    with pytest.raises(ValueError, match=r"max_epochs = 100000000 allows 4e\+09 example visits, above the kit's budget"):
+        kernel_perceptron(K, y, max_epochs=10**8)
+    with pytest.raises(ValueError, match=r"max_epochs = 100000000 allows"):
+        KernelPerceptron(max_epochs=10**8).fit(K, y)
+    with pytest.raises(ValueError, match=r"max_iter = 1000000000 allows 1e\+09 iterations"):
+        kernel_adatron(K, y, max_iter=10**9)
+    # Within the budget the same calls run (and stop at their limit).
+    assert kernel_perceptron(K, y, max_epochs=50).n_epochs == 50

@@ -222,7 +222,7 @@ def labelled_gram(draw, positive_definite=False, **scalars):
 register("kgslab.adatron.kernel_adatron",
          labelled_gram(C=positive, eta=st.sampled_from([0.25, 0.5, 1.0]), bias=st.booleans(),
                        max_iter=st.sampled_from([None, 5, 50])),
-         {"K": "gram", "y": "pm1", "C": "positive", "eta": "positive", "bias": "bool", "max_iter": "count"})
+         {"K": "gram", "y": "pm1", "C": "positive", "eta": "positive", "bias": "bool", "max_iter": "iterations"})
 
 
 @st.composite
@@ -243,10 +243,11 @@ def labelled_points(draw):
 
 
 register("kgslab.perceptron.perceptron", labelled_points(),
-         {"X": "matrix", "y": "pm1", "max_epochs": "count", "shuffle": "bool", "random_state": "seed"})
+         {"X": "matrix", "y": "pm1", "max_epochs": "iterations", "shuffle": "bool", "random_state": "seed"})
 register("kgslab.perceptron.kernel_perceptron",
          labelled_gram(a=nonneg, max_epochs=st.integers(1, 20), shuffle=st.booleans(), random_state=seed),
-         {"K": "gram", "y": "pm1", "a": "nonneg", "max_epochs": "count", "shuffle": "bool", "random_state": "seed"})
+         {"K": "gram", "y": "pm1", "a": "nonneg", "max_epochs": "iterations", "shuffle": "bool",
+          "random_state": "seed"})
 for _name in ("separating_alpha", "novikoff_bound", "best_novikoff_bound"):
     register(f"kgslab.perceptron.{_name}", labelled_gram(a=positive), {"K": "psd_gram", "y": "pm1", "a": "positive"})
 RESULT_TYPES["kgslab.perceptron.PerceptronRun"] = "the result of kernel_perceptron"
@@ -292,11 +293,11 @@ from kgslab.perceptron import KernelPerceptron  # noqa: E402
 
 register_estimator("kgslab.adatron.KernelAdatron", KernelAdatron,
                    {"C": positive, "bias": st.booleans(), "max_iter": st.sampled_from([None, 20])},
-                   {"C": "positive", "eta": "positive", "tol": "nonneg", "bias": "bool", "max_iter": "count",
+                   {"C": "positive", "eta": "positive", "tol": "nonneg", "bias": "bool", "max_iter": "iterations",
                     "L": "positive", "kernel": "language"}, skip_bad={"max_iter": {"None"}})
 register_estimator("kgslab.perceptron.KernelPerceptron", KernelPerceptron,
                    {"a": nonneg, "max_epochs": st.integers(1, 10), "shuffle": st.booleans(), "random_state": seed},
-                   {"a": "nonneg", "max_epochs": "count", "shuffle": "bool", "random_state": "seed",
+                   {"a": "nonneg", "max_epochs": "iterations", "shuffle": "bool", "random_state": "seed",
                     "L": "positive", "kernel": "language"})
 register_estimator("kgslab.kfd.KFD", KFD, {"mu": positive, "random_state": seed},
                    {"mu": "nonneg", "n_basis": "count", "random_state": "seed", "L": "positive", "kernel": "language"},
