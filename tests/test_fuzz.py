@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.linalg
 import scipy.sparse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -578,9 +579,13 @@ def _is_constant(value):
     return not callable(value)
 
 
+def unregistered(public):
+    return [name for name, value in public.items()
+            if not _is_constant(value) and name not in REGISTRY and name not in RESULT_TYPES]
+
+
 def test_every_public_name_is_registered():
-    missing = [name for name, value in PUBLIC.items()
-               if not _is_constant(value) and name not in REGISTRY and name not in RESULT_TYPES]
+    missing = unregistered(PUBLIC)
     assert not missing, (f"public names without a fuzz registration in tests/test_fuzz.py: {missing}. "
                          "Register each (valid strategy and argument kinds), or list its module in PENDING.")
     stale = [name for name in list(REGISTRY) + list(RESULT_TYPES) if name not in PUBLIC]
@@ -590,6 +595,22 @@ def test_every_public_name_is_registered():
 def test_pending_list_is_only_for_modules_being_rewritten():
     """PENDING names modules of issues 15/17; anything else listed there would hide a module from the fuzz."""
     assert all(re.search(r"issue 1[57]", reason) for reason in PENDING.values())
+
+
+def test_the_harness_catches_what_it_is_for():
+    """Try to fool the fuzz test: an unregistered name, a silent answer, an error naming nothing."""
+    assert unregistered({**PUBLIC, "kgslab.newmodule.new_function": len}) == ["kgslab.newmodule.new_function"]
+    assert _pending("kgslab.kgs.gibbs_sample") and not _pending("kgslab.kgsx.f")
+    K = np.eye(3)
+    nan_K = BAD["gram"][0][1](K)
+    COUNTS_BEFORE = COUNTS.copy()
+    with pytest.raises(AssertionError, match="accepted K = NaN entry"):
+        expect_clear_error(lambda K: float(np.sum(K)), {"K": K}, "K", "NaN entry", nan_K, "gram")
+    with pytest.raises(AssertionError, match="not naming 'K'"):
+        expect_clear_error(lambda K: scipy.linalg.cholesky(K), {"K": K}, "K", "indefinite", -K, "gram")
+    assert not _names_argument("Kernel must be square", "K") and _names_argument("K must be square", "K")
+    COUNTS.clear()
+    COUNTS.update(COUNTS_BEFORE)   # these deliberate failures are not the kit's
 
 
 # ---- the three properties -------------------------------------------------------------------------------
@@ -688,21 +709,24 @@ def test_invalid_input_raises_an_error_naming_the_argument(qualname):
     def check(kwargs, case):
         argument, label, make = case
         good = kwargs.get(argument, DEFAULTS_FOR_BAD.get(spec.kinds[argument], 1.0))
-        bad = dict(kwargs)
-        bad[argument] = make(good)
-        accepted = (TypeError, ValueError, FileNotFoundError) if spec.kinds[argument] == "path" else (TypeError, ValueError)
-        try:
-            result = call(_function(qualname), bad)
-        except accepted as err:
-            message = str(err)
-            assert _names_argument(message, argument), (
-                f"{qualname}: {argument} = {label} raised {type(err).__name__} not naming {argument!r}: {message}")
-            COUNTS["clear errors"] += 1
-            return
-        COUNTS["silent answers"] += 1
-        raise AssertionError(f"{qualname} accepted {argument} = {label} and returned {result!r:.200}")
+        expect_clear_error(_function(qualname), kwargs, argument, label, make(good), spec.kinds[argument], qualname)
 
     check()
+
+
+def expect_clear_error(function, kwargs, argument, label, bad_value, kind, qualname="function"):
+    """function(**kwargs with argument = bad_value) must raise ValueError / TypeError naming argument."""
+    accepted = (TypeError, ValueError, FileNotFoundError) if kind == "path" else (TypeError, ValueError)
+    try:
+        result = call(function, {**kwargs, argument: bad_value})
+    except accepted as err:
+        message = str(err)
+        assert _names_argument(message, argument), (
+            f"{qualname}: {argument} = {label} raised {type(err).__name__} not naming {argument!r}: {message}")
+        COUNTS["clear errors"] += 1
+        return
+    COUNTS["silent answers"] += 1
+    raise AssertionError(f"{qualname} accepted {argument} = {label} and returned {result!r:.200}")
 
 
 def _containers(value):
