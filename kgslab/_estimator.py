@@ -28,7 +28,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import as_gram, as_scalar, binary_classes
+from ._validation import as_gram, as_scalar, binary_classes, refuse_non_real
 from .kernels import kernel_matrix
 
 KERNELS = ("precomputed", "rbf", "linear")
@@ -64,6 +64,16 @@ def expected_failed_checks(estimator) -> dict[str, str]:
         del checks["check_decision_proba_consistency"]   # only run for estimators with predict_proba
     checks.update(getattr(estimator, "_precomputed_expected_failures", {}))
     return checks
+
+
+def _refuse_text(X):
+    """scikit-learn turns numbers written as text ("1.5") into floats when asked for float64: refuse them."""
+    if hasattr(X, "dtypes") or isinstance(X, (list, tuple, np.ndarray)):
+        try:
+            array = np.asarray(X)
+        except (TypeError, ValueError):
+            return   # ragged input: scikit-learn's own message follows
+        refuse_non_real(array, "X")
 
 
 @contextmanager
@@ -123,6 +133,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
     def _validate_training_data(self, X, y):
         """scikit-learn's validation of (X, y) for a binary classifier, its messages naming X and y."""
         with _naming(self, "X and y"):
+            _refuse_text(X)
             X, y = validate_data(self, X, y, dtype=np.float64)
             check_classification_targets(y)
             target_type = type_of_target(y, input_name="y")
@@ -136,6 +147,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
     def _validate_test_data(self, X):
         """New points (or, precomputed, the cross-kernel rows), validated against the fit."""
         with _naming(self, "X"):
+            _refuse_text(X)
             return validate_data(self, X, reset=False, dtype=np.float64)
 
     def _cross_kernel(self, X):

@@ -34,9 +34,7 @@ def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) 
         raw = np.asarray(value)
     except (TypeError, ValueError) as err:  # ragged nested lists
         raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
-    if raw.dtype.kind in "USVcmM" or (raw.dtype.kind == "O" and any(
-            isinstance(item, (str, bytes, complex)) for item in raw.ravel().tolist())):
-        raise TypeError(f"{name} must be an array of real numbers, got {_describe(raw)}")
+    refuse_non_real(raw, name)
     try:
         array = raw.astype(float)
     except (TypeError, ValueError) as err:
@@ -52,6 +50,13 @@ def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) 
         bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
         raise ValueError(f"{name} must contain only finite numbers, found {bad} NaN or infinite value(s)")
     return array
+
+
+def refuse_non_real(array: np.ndarray, name: str) -> None:
+    """TypeError for text (even "1.5"), complex numbers and dates, which a float conversion would hide."""
+    if array.dtype.kind in "USVcmM" or (array.dtype.kind == "O" and any(
+            isinstance(item, (str, bytes, complex)) for item in array.ravel().tolist())):
+        raise TypeError(f"{name} must be an array of real numbers, got {_describe(array)}")
 
 
 def as_matrix(value, name: str = "X") -> np.ndarray:
