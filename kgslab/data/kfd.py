@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -73,6 +74,17 @@ class DigitsPair:
     flipped: np.ndarray
 
 
+@lru_cache(maxsize=1)
+def _digits():
+    """scikit-learn's digits (data, target), read once: reading the file costs more than a KFD fit."""
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    digits.data.flags.writeable = False
+    digits.target.flags.writeable = False
+    return digits.data, digits.target
+
+
 def digits_pair(first: int = 4, second: int = 9, *, noise_rate: float = 0.0, test_fraction: float = 0.4,
                 random_state=None) -> DigitsPair:
     """Two digits of scikit-learn's 8 x 8 set (about 180 images each), pixels scaled to [0, 1].
@@ -82,8 +94,6 @@ def digits_pair(first: int = 4, second: int = 9, *, noise_rate: float = 0.0, tes
     `noise_rate` (induced label noise, symmetric, as in the paper's digits
     experiment).  Labels are the digits themselves.
     """
-    from sklearn.datasets import load_digits
-
     for name, digit in (("first", first), ("second", second)):
         if isinstance(digit, bool) or not isinstance(digit, (int, np.integer)) or not 0 <= digit <= 9:
             raise ValueError(f"{name} must be a digit 0..9, got {digit!r}")
@@ -92,9 +102,9 @@ def digits_pair(first: int = 4, second: int = 9, *, noise_rate: float = 0.0, tes
     noise_rate = as_scalar(noise_rate, "noise_rate", low=0.0, high=1.0)
     test_fraction = as_scalar(test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
     rng = as_generator(random_state)
-    digits = load_digits()
-    keep = np.isin(digits.target, (first, second))
-    X, y = digits.data[keep] / 16.0, digits.target[keep]
+    images, targets = _digits()
+    keep = np.isin(targets, (first, second))
+    X, y = images[keep] / 16.0, targets[keep]
     order = rng.permutation(len(y))
     n_test = int(round(test_fraction * len(y)))
     test, train = order[:n_test], order[n_test:]
