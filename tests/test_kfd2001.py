@@ -69,13 +69,6 @@ def test_toy_table_sample_statistics_and_shapes():
     assert np.isclose(samples[300][0, paper.TOY_STATISTICS.index("gamma_2")], np.mean(y_true[y == 2] == 1))
 
 
-@pytest.mark.parametrize("mean, error, text", [(0.4869, 0.0048, "0.487 ± 0.005"), (0.66, 0.061, "0.66 ± 0.06"),
-                                               (0.0143, 0.0121, "0.014 ± 0.012"), (20.26, 0.5, "20.3 ± 0.5"),
-                                               (-0.02, 0.03, "-0.02 ± 0.03")])
-def test_format_mean_error_keeps_the_digits_the_error_supports(mean, error, text):
-    assert paper.format_mean_error(mean, error) == text
-
-
 def test_sky_splits_hold_whole_photographs_out():
     pairs = paper.sky_test_pairs()
     assert len(pairs) == 12 and all(data.SKY_PHOTOGRAPHS[a] and not data.SKY_PHOTOGRAPHS[b] for a, b in pairs)

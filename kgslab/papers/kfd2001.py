@@ -10,8 +10,6 @@
   testing: every pair (a photograph with sky, one without) is a test set once, the model is trained
   on the other photographs, and the RBF width is chosen on labelled pixels of the TRAINING
   photographs (a grid of pixels disjoint from the training pixels).
-* `mean_and_error`, `format_mean_error`: a mean over splits with its standard error, printed with
-  the digits the error supports.
 * `load_result`: committed paper-sized runs in data/results/ (`python -m kgslab.papers.kfd2001 digits`
   and `... toy`).
 
@@ -22,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,35 +29,10 @@ from .. import data
 from ..kfd import KFD, LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em
 
 __all__ = [
-    "mean_and_error", "format_mean_error", "TOY_STATISTICS", "toy_statistics", "toy_table",
+    "TOY_STATISTICS", "toy_statistics", "toy_table",
     "DIGITS_SETTINGS", "DIGITS_NOISE_RATES", "DIGITS_NOISE_RATES_FULL", "digits_experiment",
     "SKY_METHODS", "sky_test_pairs", "sky_grids", "sky_split", "sky_experiment", "SkyResult", "RESULTS_DIR", "load_result",
 ]
-
-
-# ---- a mean over splits and its standard error ---------------------------------------------------
-
-def mean_and_error(values, axis=-1):
-    """Mean and standard error (sample standard deviation / sqrt(count)) along `axis`."""
-    values = np.asarray(values, dtype=float)
-    count = values.shape[axis]
-    return values.mean(axis=axis), values.std(axis=axis, ddof=1) / np.sqrt(count)
-
-
-def _decimals(error: float) -> int:
-    """Decimal places that show the standard error to one significant figure (two if it starts with 1)."""
-    if not np.isfinite(error) or error <= 0:
-        return 3
-    exponent = math.floor(math.log10(error))
-    leading = error / 10.0 ** exponent
-    return max(0, -exponent + (1 if leading < 2 else 0))
-
-
-def format_mean_error(mean: float, error: float, signed: bool = False) -> str:
-    """'0.91 ± 0.02': the mean rounded to the standard error's first significant digit."""
-    places = _decimals(error)
-    sign = "+" if signed else ""
-    return f"{mean:{sign}.{places}f} ± {error:.{places}f}"
 
 
 # ---- Table 1: the toy ----------------------------------------------------------------------------
