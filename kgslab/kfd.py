@@ -73,8 +73,9 @@ ratio, because the projected variance equals the squared Mahalanobis distance
 of the means; with mu > 0 it is the ratio the model fits along its
 discriminant.  So with a linear kernel, every point in the basis and a tiny
 mu, LabelNoiseKFD reaches the same fixed point as label_noise_em with
-shared_covariance=True; the tests check this.)  Each EM iteration costs
-O(n b^2 + b^3) for b basis points: linear in n.
+shared_covariance=True; the tests check this.)  For b basis points a fit forms
+K'K once, O(n b^2), and each EM iteration then costs O(n b + b^3)
+(`_ScatterFromMoments`): linear in n.
 """
 
 from __future__ import annotations
