@@ -39,6 +39,7 @@ import scipy.linalg
 import scipy.sparse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import kgslab
 from fuzz_strategies import (BAD, exact_floats, features, gram, gram_and_factor, gram_with_cross,
@@ -55,14 +56,6 @@ PENDING = {
     "kgslab.papers": "issue 17 (new package)",
     "kgslab.widgets.billiard": "issue 17: rejection_panel takes billiard.compare_with_svm results",
     "kgslab.check": "issue 15 (check/core.py rewrite); the checks take student functions, not data",
-    # The noisy-KFD paper experiments move to kgslab/papers/noisy_kfd.py (issue 17-kfd).
-    "kgslab.data.kfd.digits_pair": "issue 17-kfd (moves to kgslab.papers.noisy_kfd)",
-    "kgslab.data.kfd.load_photograph": "issue 17-kfd (moves to kgslab.papers.noisy_kfd)",
-    "kgslab.data.kfd.load_sky_mask": "issue 17-kfd (moves to kgslab.papers.noisy_kfd)",
-    "kgslab.data.kfd.sky_block_features": "issue 17-kfd (moves to kgslab.papers.noisy_kfd)",
-    "kgslab.data.kfd.SkyProblem": "issue 17-kfd (moves to kgslab.papers.noisy_kfd)",
-    "kgslab.data.kfd.sky_problem": "issue 17-kfd (moves to kgslab.papers.noisy_kfd)",
-    "kgslab.data.kfd.role_of_columns": "issue 17-kfd (moves to kgslab.papers.noisy_kfd)",
 }
 
 PROFILE = os.environ.get("KGSLAB_FUZZ_PROFILE", "ci")
@@ -459,6 +452,38 @@ register("kgslab.data.corpus.build_corpus_files", st.nothing(), {"data_dir": "pa
 RESULT_TYPES["kgslab.data.corpus.Docs"] = "the result of load_docs"
 RESULT_TYPES["kgslab.data.corpus.Kernels"] = "the result of load_kernels and build_kernels"
 
+register("kgslab.data.kfd.digits_pair",
+         st.fixed_dictionaries({"first": st.sampled_from([1, 4]), "second": st.sampled_from([7, 9]),
+                                "noise_rate": probability, "random_state": seed}),
+         {"noise_rate": "probability", "test_fraction": "probability", "random_state": "seed"},
+         skip_bad={"test_fraction": set()}, max_examples=2)
+_PHOTOGRAPHS = st.sampled_from(["flower", "china"])
+register("kgslab.data.kfd.load_photograph", _PHOTOGRAPHS.map(lambda n: {"name": n}), {"name": "language"},
+         max_examples=1)
+register("kgslab.data.kfd.load_sky_mask", _PHOTOGRAPHS.map(lambda n: {"name": n}), {"name": "language"},
+         max_examples=1)
+register("kgslab.data.kfd.sky_pixels",
+         st.fixed_dictionaries({"name": _PHOTOGRAPHS, "stride": st.just(8), "offset": st.sampled_from([0, 3])}),
+         {"name": "language", "stride": "count"}, max_examples=1)
+register("kgslab.data.kfd.sky_block_features",
+         st.fixed_dictionaries({"image": hnp.arrays(float, (6, 5, 3), elements=exact_floats(0, 1)),
+                                "stride": st.integers(1, 3)}),
+         {"image": "matrix", "stride": "count"}, skip_bad={"image": {"1-d", "3-d"}})
+RESULT_TYPES["kgslab.data.kfd.SkyPixels"] = "the result of sky_pixels"
+
+# ---- report (issue 14's formatting of Monte Carlo estimates) -------------------------------------------
+
+register("kgslab.report.error_digits", st.fixed_dictionaries({"standard_error": nonneg}), {"standard_error": "nonneg"})
+register("kgslab.report.estimate",
+         st.fixed_dictionaries({"value": exact_floats(), "standard_error": nonneg, "signed": st.booleans()}),
+         {"value": "positive", "standard_error": "nonneg", "signed": "bool"},
+         skip_bad={"value": {"0", "-1"}})
+register("kgslab.report.chain_mean", st.integers(2, 6).flatmap(lambda n: features(n, 3)).map(lambda v: {"values": v}),
+         {"values": "matrix"}, skip_bad={"values": {"1-d", "3-d"}})
+register("kgslab.report.claim",
+         st.fixed_dictionaries({"statement": st.just("the error falls"), "holds": st.booleans()}),
+         {"statement": "text", "holds": "bool"})
+
 # ---- widgets: building a panel draws it once; bad starting values must be refused ----------------------
 
 
@@ -740,7 +765,8 @@ def _containers(value):
     # derived arrays, e.g. unit vectors from angles, are not exact in float32).
     if array.dtype.kind == "f" and np.array_equal(array.astype(np.float32).astype(float), array):
         yield "float32", array.astype(np.float32)
-    yield "pandas", pd.DataFrame(array) if array.ndim == 2 else pd.Series(array)
+    if array.ndim <= 2:
+        yield "pandas", pd.DataFrame(array) if array.ndim == 2 else pd.Series(array)
 
 
 @pytest.mark.parametrize("qualname", [n for n in CALLABLE_NAMES if REGISTRY[n].valid is not st.nothing()])
