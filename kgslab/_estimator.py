@@ -73,7 +73,8 @@ def _refuse_text(X):
             array = np.asarray(X)
         except (TypeError, ValueError):
             return   # ragged input: scikit-learn's own message follows
-        refuse_non_real(array, "X")
+        if array.dtype.kind not in "cmM":   # complex and dates: scikit-learn refuses them itself
+            refuse_non_real(array, "X")
 
 
 @contextmanager
