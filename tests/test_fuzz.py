@@ -22,8 +22,10 @@ Counts of calls and outcomes are printed by `test_zz_report` (run with -s to see
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
+import io
 import os
 import pkgutil
 import re
@@ -82,8 +84,8 @@ def call(function, kwargs):
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CALL_TIMEOUT)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")   # warnings and printed lines (report.claim) are not answers
             return function(**kwargs)
     except Hang:
         COUNTS["hangs"] += 1
