@@ -256,6 +256,8 @@ RESULT_TYPES["kgslab.perceptron.NovikoffBound"] = "the result of novikoff_bound"
 
 def estimator_run(cls):
     def run(X, y, X_test, **params):
+        if "random_state" in cls().get_params():
+            params.setdefault("random_state", 0)   # the same basis / orders each call (containers compare)
         model = cls(**params).fit(X, y)
         return model.decision_function(X_test)
     return run
