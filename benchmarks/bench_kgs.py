@@ -16,7 +16,7 @@ import numpy as np
 from harness import Row, best_time, paired_best_times
 from threadpoolctl import threadpool_limits
 
-from kgslab import kgs
+from kgslab import kgs, versionspace
 from kgslab.kernels import rbf_kernel
 
 
@@ -57,7 +57,7 @@ def rows(quick: bool = False):
             K, y = _problem(m, seed=2)
             features, _ = kgs.kernel_coordinates(K)
             c = kgs._default_start(features, y, rng)
-            v = kgs._random_tangent(c, rng)
+            v = versionspace.random_tangent(c, rng)
             w_out, v_out = features @ c, features @ v
 
             def sweep():

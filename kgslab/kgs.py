@@ -61,12 +61,10 @@ E_W[L[W, z]] for model selection; `BayesPointMachine` wraps them.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 from scipy.integrate import cumulative_simpson
-from scipy.optimize import linprog, nnls
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
+from ._blas import blas_threads
 from ._estimator import KernelClassifier
 from ._validation import (
     as_cross_kernel,
@@ -78,6 +76,7 @@ from ._validation import (
     as_scalar,
     as_vector,
 )
+from .versionspace import crossing_angle, kernel_coordinates, random_tangent, start_in_version_space
 
 __all__ = [
     "kernel_coordinates",
@@ -93,41 +92,10 @@ __all__ = [
     "log_likelihood",
     "log_evidence",
     "consistent_start",
-    "autocorrelation",
-    "effective_sample_size",
-    "quadratic_svm",
     "BayesPointMachine",
 ]
 
 TWO_PI = 2.0 * np.pi
-
-
-# ---------------------------------------------------------------------------
-# Coordinates of the training points: one eigendecomposition of K
-# ---------------------------------------------------------------------------
-def kernel_coordinates(K, name: str = "K"):
-    """Return (features, to_alpha): features Phi (m, r) with Phi Phi' = K, and the map back to alpha.
-
-    A hypothesis with coordinates c (unit vector in R^r) is w = sum_i alpha_i phi(x_i)
-    with alpha = to_alpha @ c, and alpha' K alpha = c' c.  r is the numerical rank of K.
-    """
-    gram = as_gram(K, name, psd=False)  # finite, square, symmetric; definiteness from the eigh below
-    # Below ~1000 rows LAPACK threads cost more than they save (and the machine may be shared).
-    with threadpool_limits(limits=1 if gram.shape[0] <= 1000 else None, user_api="blas"):
-        eigenvalues, eigenvectors = scipy.linalg.eigh(gram)
-    scale = float(np.max(np.abs(gram)))
-    if eigenvalues[0] < -1e-8 * scale * gram.shape[0]:  # the rule of kgslab._validation.as_gram
-        raise ValueError(
-            f"{name} must be positive semi-definite, but its smallest eigenvalue is {eigenvalues[0]:.3g}"
-        )
-    if not np.any(np.diag(gram) > 0):
-        raise ValueError(f"{name} is zero: every training point has a zero feature vector")
-    # The rank rule of numpy.linalg.matrix_rank: smaller eigenvalues are rounding noise.
-    keep = eigenvalues > eigenvalues[-1] * gram.shape[0] * np.finfo(float).eps
-    root = np.sqrt(eigenvalues[keep])
-    features = np.ascontiguousarray(eigenvectors[:, keep] * root)  # row-major: Phi @ v reads rows
-    to_alpha = eigenvectors[:, keep] / root
-    return features, to_alpha
 
 
 # ---------------------------------------------------------------------------
@@ -143,10 +111,8 @@ def _as_signs(y, length=None):
 
 def _angles_from_margins(a, b):
     """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
-    phase = np.arctan2(b, a)
-    becomes_error = np.mod(phase + 0.5 * np.pi, TWO_PI)
-    becomes_correct = np.mod(phase + 1.5 * np.pi, TWO_PI)
-    return np.concatenate([becomes_error, becomes_correct])
+    becomes_error = crossing_angle(a, b)
+    return np.concatenate([becomes_error, np.mod(becomes_error + np.pi, TWO_PI)])
 
 
 def crossing_angles(w_outputs, v_outputs, y):
@@ -200,7 +166,7 @@ def _arcs_of_step(a, b):
     error if its "becomes an error" angle is below pi, else it becomes correct there, and
     the opposite happens at r_i + pi.  Same result as `arc_errors_by_sweep`.
     """
-    becomes_error = np.mod(np.arctan2(b, a) + 0.5 * np.pi, TWO_PI)
+    becomes_error = crossing_angle(a, b)
     error_first = becomes_error < np.pi
     half_angles = np.where(error_first, becomes_error, becomes_error - np.pi)
     order = np.argsort(half_angles)
@@ -272,13 +238,6 @@ def sample_angle(boundaries, errors, q, rng):
     return float(_draw_from_arcs(boundaries, errors, q, as_generator(rng)))
 
 
-def _random_tangent(coords, rng):
-    """A unit vector uniform in the tangent space at `coords` (isotropic Gaussian, projected)."""
-    direction = rng.standard_normal(coords.shape[0])
-    direction -= (direction @ coords) * coords
-    return direction / np.linalg.norm(direction)
-
-
 def gibbs_step(features, y, coords, q, rng, margins=None):
     """One full KGS step (steps 2-8) from unit coordinates `coords`; returns a dict of its parts.
 
@@ -289,7 +248,7 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
     """
     if margins is None:
         margins = y * (features @ coords)
-    direction = _random_tangent(coords, rng)
+    direction = random_tangent(coords, rng)
     direction_margins = y * (features @ direction)  # the one matrix-vector product of the step
     boundaries, errors = _arcs_of_step(margins, direction_margins)
     theta = _draw_from_arcs(boundaries, errors, q, rng)
@@ -308,30 +267,12 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
 def consistent_start(features, y):
     """A point of version space (every training point correct), or a ValueError if there is none.
 
-    Solves the linear programme  max t  s.t.  y_i <Phi_i, c> >= t,  -1 <= c_k <= 1:
-    a hard-margin solution in the max-norm, whose optimum t > 0 exactly when some w
-    classifies every training point correctly.  Returns unit coordinates c.
+    The maximum-margin hyperplane of `kgslab.versionspace` (unit coordinates c).
     """
     features = as_matrix(features, "features")
     y = as_pm1_labels(y, "y", length=features.shape[0])
-    m, r = features.shape
-    constraints = np.hstack([-(y[:, None] * features), np.ones((m, 1))])  # t - y_i Phi_i c <= 0
-    cost = np.zeros(r + 1)
-    cost[-1] = -1.0
-    result = linprog(cost, A_ub=constraints, b_ub=np.zeros(m), bounds=[(-1.0, 1.0)] * r + [(None, 1.0)],
-                     method="highs")
-    if result.status != 0:
-        raise RuntimeError(f"the version-space linear programme failed: {result.message}")
-    coords = result.x[:r]
-    norm = np.linalg.norm(coords)
-    margin = result.x[-1] / norm if norm > 0 else 0.0
-    scale = float(np.max(np.linalg.norm(features, axis=1)))
-    if margin <= 1e-9 * scale:
-        raise ValueError(
-            "q = 0 samples version space, but no w classifies every training point correctly "
-            f"(largest normalised margin {margin:.3g}): use q > 0, or a kernel that separates the data"
-        )
-    return coords / norm
+    return start_in_version_space(features, y, hint="q = 0 samples version space: use q > 0, "
+                                  "or a kernel that separates the data")
 
 
 def _default_start(features, y, rng):
@@ -386,7 +327,7 @@ def _run_chain(features, y, q, n_samples, burn_in, thin, rng, start=None):
     kept = 0
     # The step's one product is a matrix-vector product of at most a few thousand rows:
     # BLAS threads cost more to wake than they save there (and the machine may be shared).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_threads():
         for step in range(burn_in + n_samples * thin):
             state = gibbs_step(features, y, coords, q, rng, margins)
             coords, margins = state["coords"], state["margins"]
@@ -523,62 +464,6 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
     if np.ndim(q) == 0:
         return float(log_ev[0]), float(error[0])
     return log_ev, error
-
-
-# ---------------------------------------------------------------------------
-# Mixing diagnostics
-# ---------------------------------------------------------------------------
-def autocorrelation(chain, max_lag: int = 50):
-    """Sample autocorrelation rho_0 .. rho_max_lag of a scalar chain (by FFT, O(n log n))."""
-    chain = as_vector(chain, "chain")
-    centred = chain - chain.mean()
-    n = chain.shape[0]
-    size = 1 << int(np.ceil(np.log2(2 * n)))
-    spectrum = np.fft.rfft(centred, size)
-    covariance = np.fft.irfft(spectrum * np.conj(spectrum), size)[: min(max_lag, n - 1) + 1] / n
-    if covariance[0] <= 0:
-        raise ValueError("chain is constant: its autocorrelation is undefined")
-    return covariance / covariance[0]
-
-
-def effective_sample_size(chain):
-    """n / (1 + 2 sum_k rho_k), the sum cut by Geyer's initial positive sequence rule.
-
-    Pairs rho_{2k} + rho_{2k+1} are summed while they stay positive (for a reversible chain
-    they are positive and decreasing in theory; the first negative pair is noise).
-    """
-    chain = as_vector(chain, "chain")
-    n = chain.shape[0]
-    rho = autocorrelation(chain, max_lag=n - 1)
-    total = -1.0  # 1 + 2 (rho_1 + rho_2 + ...) = -rho_0 + 2 * sum of pairs from lag 0
-    for lag in range(0, len(rho) - 1, 2):
-        pair = rho[lag] + rho[lag + 1]
-        if pair <= 0:
-            break
-        total += 2.0 * pair
-    return float(n / max(total, 1e-12))
-
-
-# ---------------------------------------------------------------------------
-# The peer of Figure 4: the quadratic soft-margin SVM
-# ---------------------------------------------------------------------------
-def quadratic_svm(K, y, lam):
-    """Quadratic (2-norm) soft-margin SVM without bias: the hard-margin SVM on K + lam I (lam > 0).
-
-    Dual: maximise sum(alpha) - 1/2 alpha' Q alpha over alpha >= 0, Q = (y y') * (K + lam I).
-    With K = Phi Phi' (one eigendecomposition), Q = A'A for A = [Phi' Y; sqrt(lam) Y],
-    Y = diag(y), and A'b = 1 for b = [0; y / sqrt(lam)], so the dual is the non-negative
-    least-squares problem min_{alpha >= 0} ||A alpha - b||^2, solved exactly by the active-set
-    method of scipy.optimize.nnls.  Returns beta = alpha * y, so f(x) = sum_i beta_i k(x, x_i)
-    (for a new point x the lam I term is 0, as in the paper's kernel <x, x'> + lam I(x = x')).
-    """
-    features, _ = kernel_coordinates(K)
-    y = as_pm1_labels(y, "y", length=features.shape[0])
-    lam = as_scalar(lam, "lam", low=0.0, low_open=True)
-    design = np.vstack([features.T * y[None, :], np.sqrt(lam) * np.diag(y)])
-    target = np.concatenate([np.zeros(features.shape[1]), y / np.sqrt(lam)])
-    alpha, _ = nnls(design, target, maxiter=50 * len(y))
-    return alpha * y
 
 
 # ---------------------------------------------------------------------------
