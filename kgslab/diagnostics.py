@@ -119,14 +119,34 @@ def _ess(array):
             result[j] = n_chains * n
             continue
         rho = 1.0 - (within[j] - autocov[:, :, j].mean(axis=0)) / var_plus[j]
-        # Geyer: sum pairs rho_{2t} + rho_{2t+1} while positive, each pair no larger than the one before.
-        pairs = rho[: 2 * (n // 2)].reshape(-1, 2).sum(axis=1)
-        positive = pairs > 0
-        n_pairs = int(np.argmin(positive)) if not positive.all() else len(pairs)
-        monotone = np.minimum.accumulate(pairs[:n_pairs])
-        tau = -1.0 + 2.0 * monotone.sum()
-        result[j] = n_chains * n / max(tau, 1.0 / np.log10(n_chains * n))
+        result[j] = n_chains * n / _tau(rho, n, n_chains)
     return result
+
+
+def _tau(rho, n, n_chains):
+    """Integrated autocorrelation time 1 + 2 sum rho_t, truncated by Geyer's initial monotone sequence.
+
+    The sum runs over pairs P_k = rho_2k + rho_2k+1 while they are positive (the paper's eq. 11), each pair
+    capped by the one before (monotone); a positive rho just after the last pair is added (Stan's
+    improvement for antithetic chains).  At least 1 / log10(S), so the ESS of S draws is at most S log10(S).
+    """
+    kept = np.zeros(n)
+    kept[0], kept[1] = 1.0, rho[1]
+    even, odd = 1.0, rho[1]
+    t = 1
+    while t < n - 3 and even + odd > 0:
+        even, odd = rho[t + 1], rho[t + 2]
+        if even + odd >= 0:
+            kept[t + 1], kept[t + 2] = even, odd
+        t += 2
+    last = t - 2
+    if even > 0:
+        kept[last + 1] = even
+    for t in range(1, last - 1, 2):       # initial monotone sequence
+        if kept[t + 1] + kept[t + 2] > kept[t - 1] + kept[t]:
+            kept[t + 1] = kept[t + 2] = (kept[t - 1] + kept[t]) / 2.0
+    tau = -1.0 + 2.0 * kept[: last + 1].sum() + kept[last + 1]
+    return max(tau, 1.0 / np.log10(n_chains * n))
 
 
 def ess(chains, kind: str = "bulk"):

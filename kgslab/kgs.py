@@ -60,6 +60,8 @@ E_W[L[W, z]] for model selection; `BayesPointMachine` wraps them.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy.integrate import cumulative_simpson
 from sklearn.utils.validation import check_is_fitted
@@ -76,6 +78,7 @@ from ._validation import (
     as_scalar,
     as_vector,
 )
+from .diagnostics import check_targets, run_until_converged, summarise
 from .versionspace import crossing_angle, kernel_coordinates, random_tangent, start_in_version_space
 
 __all__ = [
@@ -86,6 +89,9 @@ __all__ = [
     "sample_angle",
     "gibbs_step",
     "gibbs_sample",
+    "GibbsRun",
+    "gibbs_run",
+    "vote_draws",
     "vote",
     "binary_entropy",
     "training_errors",
@@ -298,47 +304,128 @@ def _active_points(features):
     return squared_norms > 1e-14 * np.max(squared_norms)
 
 
+class _Chain:
+    """One Markov chain of the KGS, which can be extended: its state is the current point and its margins."""
+
+    def __init__(self, features, y, q, rng, start=None):
+        # A point with a zero feature vector has margin 0 <= 0 for every w: an error whatever w is.
+        # It multiplies the likelihood by the constant q, so it drops out of the sampling (for q = 0
+        # it leaves no version space, which consistent_start reports).
+        if q == 0.0 and start is None:
+            start = consistent_start(features, y)
+        active = _active_points(features)
+        self.features, self.y, self.q, self.rng = features[active], y[active], q, rng
+        if start is not None:
+            self.coords = start
+        else:
+            self.coords = _default_start(self.features, self.y, rng)
+        self.margins = self.y * (self.features @ self.coords)
+
+    def draw(self, n_samples, thin, burn_in=0):
+        """Coordinates (n_samples, r): after burn_in steps, one kept every `thin` steps."""
+        rank = self.features.shape[1]
+        if rank == 1:
+            # The "sphere" in one dimension is the two points +-c: draw the sign exactly.
+            base = np.sign(self.features[:, 0] * self.y)
+            errors = np.array([np.count_nonzero(base <= 0), np.count_nonzero(-base <= 0)])
+            log_weights = _log_arc_weights(np.ones(2), errors, self.q)
+            p_plus = 1.0 / (1.0 + np.exp(log_weights[1] - log_weights[0]))
+            return np.where(self.rng.random(n_samples) < p_plus, 1.0, -1.0)[:, None]
+        samples = np.empty((n_samples, rank))
+        coords, margins = self.coords, self.margins
+        with blas_threads():
+            for step in range(burn_in + n_samples * thin):
+                state = gibbs_step(self.features, self.y, coords, self.q, self.rng, margins)
+                coords, margins = state["coords"], state["margins"]
+                if step >= burn_in and (step - burn_in) % thin == thin - 1:
+                    samples[(step - burn_in) // thin] = coords
+        self.coords, self.margins = coords, margins
+        return samples
+
+
 def _run_chain(features, y, q, n_samples, burn_in, thin, rng, start=None):
-    """Coordinates (n_samples, r) of the chain after burn_in steps, one kept every `thin` steps."""
-    # A point with a zero feature vector has margin 0 <= 0 for every w: an error whatever w is.
-    # It multiplies the likelihood by the constant q, so it drops out of the sampling (for q = 0
-    # it leaves no version space, which consistent_start reports).
-    active = _active_points(features)
-    if q == 0.0 and start is None:
-        start = consistent_start(features, y)
-    features, y = features[active], y[active]
-    m, rank = features.shape
-    if start is not None:
-        coords = start
-    elif q == 0.0:
-        coords = consistent_start(features, y)
+    """Coordinates (n_samples, r) of one chain after burn_in steps, one kept every `thin` steps."""
+    return _Chain(features, y, q, rng, start).draw(n_samples, thin, burn_in)
+
+
+class GibbsRun(NamedTuple):
+    """Samples of several independent KGS chains and the diagnostics of the votes they monitor."""
+
+    alphas: np.ndarray      # (n_chains, n_draws, m)
+    rhat: np.ndarray        # per monitored point: split, rank-normalised R-hat of its vote
+    ess: np.ndarray         # bulk effective sample size of its vote
+    mc_error: np.ndarray    # Monte Carlo standard error of its vote fraction
+    converged: bool
+
+
+def vote_draws(alphas, K_test):
+    """The votes (n_chains, n_draws, n_test) of every sample on every test point: 1 for +1, 0 otherwise."""
+    alphas = np.asarray(alphas, dtype=float)
+    return (np.einsum("cdm,tm->cdt", alphas, as_cross_kernel(K_test, alphas.shape[-1])) > 0).astype(float)
+
+
+def _as_n_draws(value, name):
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be a positive integer or 'auto', got {value!r}")
+        return value
+    return as_positive_int(value, name)
+
+
+def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 100, thin: int = 10,
+              K_monitor=None, target_error: float = 0.01, target_rhat: float = 1.01, max_samples: int = 20_000,
+              random_state=None) -> GibbsRun:
+    """`n_chains` independent KGS chains, each from its own start, and the convergence of their votes.
+
+    The monitored quantities are the votes on the rows of K_monitor (n, m) (default: the training points,
+    K itself): sample j votes 1 on point x when <w_j, phi(x)> > 0.  n_samples per chain is an integer or
+    "auto": run until every monitored vote fraction has MC error < target_error and R-hat < target_rhat, at
+    most max_samples per chain (then a ConvergenceWarning).  Chains after the first start from a random
+    point of the prior (q > 0) and all burn in for `burn_in` steps.
+    """
+    features, to_alpha = kernel_coordinates(K)
+    y = as_pm1_labels(y, "y", length=features.shape[0])
+    q = _check_q(q)
+    n_samples = _as_n_draws(n_samples, "n_samples")
+    n_chains = as_positive_int(n_chains, "n_chains")
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    thin = as_positive_int(thin, "thin")
+    target_error, target_rhat, max_samples = check_targets(target_error, target_rhat, max_samples, "max_samples")
+    monitor = to_alpha.T @ (as_cross_kernel(K, features.shape[0], "K") if K_monitor is None
+                            else as_cross_kernel(K_monitor, features.shape[0], "K_monitor")).T   # (r, n)
+    rng = as_generator(random_state)
+    chains = []
+    for k, child in enumerate(rng.spawn(n_chains)):
+        start = None
+        if k > 0 and q > 0.0:            # dispersed starts: a uniform point of the sphere (the prior)
+            start = child.standard_normal(features.shape[1])
+            start /= np.linalg.norm(start)
+        chains.append(_Chain(features, y, q, child, start=start))
+    samples = [[] for _ in chains]
+    first_burn = [burn_in]
+
+    def extend(n):
+        for chain, kept in zip(chains, samples):
+            kept.append(chain.draw(n, thin, first_burn[0]))
+        first_burn[0] = 0
+        coords = np.array([np.concatenate(kept) for kept in samples])           # (chains, draws, r)
+        return (coords @ monitor > 0).astype(float)
+
+    if n_samples == "auto":
+        result = run_until_converged(extend, first=25, max_draws=max_samples, target_error=target_error,
+                                     target_rhat=target_rhat, what="the kernel Gibbs sampler (n_samples='auto')")
     else:
-        coords = _default_start(features, y, rng)
-    samples = np.empty((n_samples, rank))
-    if rank == 1:
-        # The "sphere" in one dimension is the two points +-c: draw the sign exactly.
-        base = np.sign(features[:, 0] * y)
-        errors = np.array([np.count_nonzero(base <= 0), np.count_nonzero(-base <= 0)])
-        log_weights = _log_arc_weights(np.ones(2), errors, q)
-        p_plus = 1.0 / (1.0 + np.exp(log_weights[1] - log_weights[0]))
-        signs = np.where(rng.random(n_samples) < p_plus, 1.0, -1.0)
-        return signs[:, None]
-    margins = y * (features @ coords)
-    kept = 0
-    # The step's one product is a matrix-vector product of at most a few thousand rows:
-    # BLAS threads cost more to wake than they save there (and the machine may be shared).
-    with blas_threads():
-        for step in range(burn_in + n_samples * thin):
-            state = gibbs_step(features, y, coords, q, rng, margins)
-            coords, margins = state["coords"], state["margins"]
-            if step >= burn_in and (step - burn_in) % thin == thin - 1:
-                samples[kept] = coords
-                kept += 1
-    return samples
+        draws = extend(n_samples)
+        result = summarise(draws, target_error, target_rhat) if n_samples >= 4 else None
+    coords = np.array([np.concatenate(kept) for kept in samples])
+    nan = np.full(monitor.shape[1], np.nan)
+    return GibbsRun(alphas=coords @ to_alpha.T, rhat=nan if result is None else result.rhat,
+                    ess=nan if result is None else result.ess, mc_error=nan if result is None else result.mc_error,
+                    converged=bool(result is not None and result.converged))
 
 
 def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, random_state=None):
-    """Samples from the KGS posterior (eqs. 2-3): alphas of shape (n_samples, m).
+    """Samples of one chain from the KGS posterior (eqs. 2-3): alphas of shape (n_samples, m).
 
     Sample j is w_j = sum_i alphas[j, i] phi(x_i) with alphas[j] @ K @ alphas[j] = 1.
     K: (m, m) symmetric PSD kernel matrix; y: labels in {-1, +1} (or {0, 1});
@@ -346,6 +433,7 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
     starts from a hard-margin point, raising a ValueError when there is none);
     burn_in steps are discarded, then one sample is kept every `thin` steps.
     Each step costs one matrix-vector product and a sort of 2m angles.
+    Several chains with their diagnostics: `gibbs_run`.
     """
     features, to_alpha = kernel_coordinates(K)
     y = as_pm1_labels(y, "y", length=features.shape[0])
@@ -353,8 +441,7 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
     n_samples = as_positive_int(n_samples, "n_samples")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
-    rng = as_generator(random_state)
-    coords = _run_chain(features, y, q, n_samples, burn_in, thin, rng)
+    coords = _run_chain(features, y, q, n_samples, burn_in, thin, as_generator(random_state))
     return coords @ to_alpha.T
 
 
@@ -426,6 +513,9 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
         as_scalar(float(value), "q (the assumed label flip rate)", low=0.0, high=0.5, low_open=True,
                   high_open=True)
     n_rungs = as_positive_int(n_rungs, "n_rungs", minimum=3)
+    n_samples = as_positive_int(n_samples, "n_samples", minimum=2)
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    thin = as_positive_int(thin, "thin")
     rng = as_generator(random_state)
     targets = np.log((1 - q_values) / q_values)
     # E_s[e] falls steeply near s = 0 (from m/2 to about the fewest errors), so the rungs are
@@ -469,42 +559,82 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
 # ---------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------
+class _LastVote:
+    """Holds the diagnostics of the estimator's latest vote (so that a vote adds no attributes)."""
+
+    run = None
+
+
 class BayesPointMachine(KernelClassifier):
     """Bayes point machine and Bayesian transduction from KGS samples (section 4).
 
-    fit draws n_samples classifiers from the posterior with flip rate q.
+    fit runs n_chains independent chains on the posterior with flip rate q; n_samples per chain is an
+    integer or "auto" (until the vote on every training point has MC error < target_error and R-hat < 1.01).
     `predict` / `decision_function` use the Bayes point w_bp = mean of the samples (eq. 5);
     `transduce` and `vote_proba` use the vote of the samples (eq. 4); `entropy` is the
     binary entropy of the vote (active learning); `log_evidence` estimates ln E_W[L[W, z]].
+    `rhat_`, `ess_` and `mc_error_` are the diagnostics of the latest votes: after fit those on the
+    training points, after vote_proba / transduce / entropy those on the points given.
     kernel is "rbf" (width L), "linear" or "precomputed" (X is then the Gram matrix).
     """
 
-    def __init__(self, q=0.1, n_samples=100, burn_in=100, thin=10, kernel="rbf", L=1.0, random_state=None):
+    def __init__(self, q=0.1, n_samples="auto", burn_in=100, thin=10, kernel="rbf", L=1.0, n_chains=4,
+                 target_error=0.01, max_samples=20_000, random_state=None):
         self.q = q
         self.n_samples = n_samples
         self.burn_in = burn_in
         self.thin = thin
         self.kernel = kernel
         self.L = L
+        self.n_chains = n_chains
+        self.target_error = target_error
+        self.max_samples = max_samples
         self.random_state = random_state
 
     def fit(self, X, y):
-        # psd=False: gibbs_sample checks definiteness itself, from the eigendecomposition it needs anyway
+        # psd=False: gibbs_run checks definiteness itself, from the eigendecomposition it needs anyway
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
-        self.alphas_ = gibbs_sample(gram, y_pm1, self.q, self.n_samples, burn_in=self.burn_in, thin=self.thin,
-                                    random_state=self.random_state)
+        run = gibbs_run(gram, y_pm1, self.q, self.n_samples, n_chains=self.n_chains, burn_in=self.burn_in,
+                        thin=self.thin, target_error=self.target_error, max_samples=self.max_samples,
+                        random_state=self.random_state)
+        self.chain_alphas_ = run.alphas
+        self.alphas_ = run.alphas.reshape(-1, run.alphas.shape[-1])
         self.bayes_point_ = self.alphas_.mean(axis=0)
         self.train_gram_ = gram
         self.y_pm1_ = y_pm1
         self.sample_errors_ = training_errors(self.alphas_ @ gram, y_pm1)
+        self._last = _LastVote()
+        self._last.run = run
         return self
+
+    def _diagnostic(self, name):
+        check_is_fitted(self, "alphas_")
+        return getattr(self._last.run, name)
+
+    @property
+    def rhat_(self):
+        """Split, rank-normalised R-hat of the vote on each point of the latest vote (fit: training points)."""
+        return self._diagnostic("rhat")
+
+    @property
+    def ess_(self):
+        """Bulk effective sample size of the vote on each point of the latest vote."""
+        return self._diagnostic("ess")
+
+    @property
+    def mc_error_(self):
+        """Monte Carlo standard error of the vote fraction on each point of the latest vote."""
+        return self._diagnostic("mc_error")
 
     def _decision_gram(self, K_test):
         return K_test @ self.bayes_point_
 
     def vote_proba(self, X):
         """Vote fractions (n, 2): column k is the fraction of samples voting for classes_[k] (eq. 4)."""
-        p_plus = vote(self.alphas_, self._cross_kernel(X))
+        draws = vote_draws(self.chain_alphas_, self._cross_kernel(X))
+        if draws.shape[1] >= 4:
+            self._last.run = summarise(draws, self.target_error)
+        p_plus = draws.mean(axis=(0, 1))
         return np.column_stack([1.0 - p_plus, p_plus])
 
     def transduce(self, X):
