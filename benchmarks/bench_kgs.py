@@ -31,9 +31,10 @@ def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat):
     state = {"coords": kgs._default_start(features, y, rng)}
     state["margins"] = y * (features @ state["coords"])
     vector = rng.standard_normal(K.shape[0])
+    signed = y[:, None] * features
 
     def step():
-        state.update(kgs.gibbs_step(features, y, state["coords"], q, rng, state["margins"]))
+        state["coords"], state["margins"] = kgs._step(signed, state["coords"], state["margins"], q, rng)
 
     return paired_best_times(step, lambda: K @ vector, repeat, n_steps, n_steps)
 
@@ -61,7 +62,7 @@ def rows(quick: bool = False):
             w_out, v_out = features @ c, features @ v
 
             def sweep():
-                return kgs._arcs_of_step(y * w_out, y * v_out)
+                return kgs._arcs_of_step(y * w_out, y * v_out)[:2]
 
             def naive():
                 boundaries = np.sort(kgs.crossing_angles(w_out, v_out, y))

@@ -60,6 +60,7 @@ E_W[L[W, z]] for model selection; `BayesPointMachine` wraps them.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -79,7 +80,8 @@ from ._validation import (
     as_vector,
 )
 from .diagnostics import check_targets, run_until_converged, summarise
-from .versionspace import crossing_angle, kernel_coordinates, random_tangent, start_in_version_space
+from .versionspace import (crossing_angle, crossing_half_angles, kernel_coordinates, random_tangent,
+                           start_in_version_space)
 
 __all__ = [
     "kernel_coordinates",
@@ -164,24 +166,27 @@ def arc_errors_by_sweep(angles):
 
 
 def _arcs_of_step(a, b):
-    """Steps 3-6 as the sampler runs them: (boundaries, errors) from margins a, b, with one sort of m.
+    """Steps 3-6 as the sampler runs them: (boundaries, errors, lengths) from margins a, b, one sort of m.
 
     The two crossings of a point are antipodal (theta and theta + pi), so with r_i the
     crossing of point i in [0, pi), the 2m sorted angles are sorted(r) followed by
-    sorted(r) + pi: one argsort of m numbers instead of 2m.  At r_i point i becomes an
-    error if its "becomes an error" angle is below pi, else it becomes correct there, and
-    the opposite happens at r_i + pi.  Same result as `arc_errors_by_sweep`.
+    sorted(r) + pi: one argsort of m numbers instead of 2m, and the arc lengths of the second half
+    repeat those of the first.  At r_i point i becomes an error if its "becomes an error" angle is
+    below pi, else it becomes correct there, and the opposite happens at r_i + pi.  Same boundaries
+    and errors as `arc_errors_by_sweep`.
     """
-    becomes_error = crossing_angle(a, b)
-    error_first = becomes_error < np.pi
-    half_angles = np.where(error_first, becomes_error, becomes_error - np.pi)
-    order = np.argsort(half_angles)
+    half_angles, error_first = crossing_half_angles(a, b)
+    order = half_angles.argsort()
     sorted_half = half_angles[order]
-    first_steps = np.where(error_first[order], 1, -1)
+    running = np.cumsum(2 * error_first[order] - 1)        # +1 where a point becomes an error, -1 correct
     # Just after theta = 0 the points whose error interval wraps through 0 are wrong.
     errors_at_start = a.shape[0] - int(np.count_nonzero(error_first))
-    errors = errors_at_start + np.cumsum(np.concatenate([first_steps, -first_steps]))
-    return np.concatenate([sorted_half, sorted_half + np.pi]), errors
+    errors = np.concatenate((errors_at_start + running, (errors_at_start + running[-1]) - running))
+    half_lengths = np.empty_like(sorted_half)
+    np.subtract(sorted_half[1:], sorted_half[:-1], out=half_lengths[:-1])
+    half_lengths[-1] = sorted_half[0] + np.pi - sorted_half[-1]
+    return (np.concatenate((sorted_half, sorted_half + np.pi)), errors,
+            np.concatenate((half_lengths, half_lengths)))
 
 
 def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
@@ -208,25 +213,28 @@ def _log_arc_weights(lengths, errors, q):
     return log_lengths + errors * (np.log(q) - np.log1p(-q))
 
 
-def _arc_weights(lengths, errors, q):
+def _arc_weights(lengths, errors, log_odds):
     """The same weights divided by the largest likelihood factor: exp of the log-space exponent.
 
-    (e - e_min) log(q / (1-q)) <= 0, so the factor is in (0, 1] and never overflows; arcs
-    hopelessly worse than the best underflow to 0, as they should.
+    log_odds = log(q / (1-q)) (None for q = 0).  (e - e_min) log_odds <= 0, so the factor is in
+    (0, 1] and never overflows; arcs hopelessly worse than the best underflow to 0, as they should.
     """
-    if q == 0.0:
+    if log_odds is None:
         return np.where(errors == 0, lengths, 0.0)
-    return lengths * np.exp((errors - errors.min()) * (np.log(q) - np.log1p(-q)))
+    return lengths * np.exp((errors - errors.min()) * log_odds)
 
 
-def _draw_from_arcs(boundaries, errors, q, rng):
-    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
-    cumulative = np.cumsum(_arc_weights(lengths, errors, q))
+def _log_odds(q):
+    return None if q == 0.0 else math.log(q) - math.log1p(-q)
+
+
+def _draw_from_arcs(boundaries, errors, lengths, log_odds, rng):
+    cumulative = np.cumsum(_arc_weights(lengths, errors, log_odds))
     if not cumulative[-1] > 0:
         raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
     u_arc, u_within = rng.random(2)
-    arc = min(int(np.searchsorted(cumulative, u_arc * cumulative[-1], side="right")), len(lengths) - 1)
-    theta = boundaries[arc] + u_within * lengths[arc]
+    arc = min(int(cumulative.searchsorted(u_arc * cumulative[-1], side="right")), len(lengths) - 1)
+    theta = float(boundaries[arc] + u_within * lengths[arc])
     return theta - TWO_PI if theta >= TWO_PI else theta
 
 
@@ -241,7 +249,8 @@ def sample_angle(boundaries, errors, q, rng):
     boundaries = as_vector(boundaries, "boundaries")
     errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
     q = _check_q(q, allow_half=True)
-    return float(_draw_from_arcs(boundaries, errors, q, as_generator(rng)))
+    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
+    return _draw_from_arcs(boundaries, errors, lengths, _log_odds(q), as_generator(rng))
 
 
 def gibbs_step(features, y, coords, q, rng, margins=None):
@@ -250,21 +259,34 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
     Keys: direction, direction_margins (y_i <v, x_i>), boundaries (the 2m sorted crossing
     angles), errors (per arc, as `arc_errors_by_sweep`), theta,
     coords (the new point), margins (y_i <w_new, x_i>).  `margins` may be passed in to
-    save the product features @ coords.  Used by the sampler and to draw Figure 2.
+    save the product features @ coords.  Used to draw Figure 2; the sampler runs `_step`.
     """
+    signed = y[:, None] * features
     if margins is None:
-        margins = y * (features @ coords)
+        margins = signed @ coords
+    state = {}
+    coords, margins = _step(signed, coords, margins, q, rng, state)
+    return {**state, "coords": coords, "margins": margins}
+
+
+def _step(signed, coords, margins, q, rng, parts=None):
+    """Steps 2-8 on the signed coordinates y_i Phi_i: returns the new (coords, margins).
+
+    One matrix-vector product (signed @ direction), one arctan2 and one argsort of m numbers, a cumsum
+    and an exp over the 2m arcs; nothing else is O(m r).
+    """
     direction = random_tangent(coords, rng)
-    direction_margins = y * (features @ direction)  # the one matrix-vector product of the step
-    boundaries, errors = _arcs_of_step(margins, direction_margins)
-    theta = _draw_from_arcs(boundaries, errors, q, rng)
-    cos_t, sin_t = np.cos(theta), np.sin(theta)
+    direction_margins = signed @ direction  # the one matrix-vector product of the step
+    boundaries, errors, lengths = _arcs_of_step(margins, direction_margins)
+    theta = _draw_from_arcs(boundaries, errors, lengths, _log_odds(q), rng)
+    cos_t, sin_t = math.cos(theta), math.sin(theta)
     new_coords = cos_t * coords + sin_t * direction
     new_margins = cos_t * margins + sin_t * direction_margins
-    norm = np.linalg.norm(new_coords)  # 1 up to rounding; dividing keeps it so over long chains
-    return {"direction": direction, "direction_margins": direction_margins,
-            "boundaries": boundaries, "errors": errors, "theta": theta,
-            "coords": new_coords / norm, "margins": new_margins / norm}
+    norm = math.sqrt(new_coords @ new_coords)  # 1 up to rounding; dividing keeps it so over long chains
+    if parts is not None:
+        parts.update(direction=direction, direction_margins=direction_margins, boundaries=boundaries,
+                     errors=errors, theta=theta)
+    return new_coords / norm, new_margins / norm
 
 
 # ---------------------------------------------------------------------------
@@ -333,10 +355,10 @@ class _Chain:
             return np.where(self.rng.random(n_samples) < p_plus, 1.0, -1.0)[:, None]
         samples = np.empty((n_samples, rank))
         coords, margins = self.coords, self.margins
+        signed, q, rng = self.y[:, None] * self.features, self.q, self.rng
         with blas_threads():
             for step in range(burn_in + n_samples * thin):
-                state = gibbs_step(self.features, self.y, coords, self.q, self.rng, margins)
-                coords, margins = state["coords"], state["margins"]
+                coords, margins = _step(signed, coords, margins, q, rng)
                 if step >= burn_in and (step - burn_in) % thin == thin - 1:
                     samples[(step - burn_in) // thin] = coords
         self.coords, self.margins = coords, margins
@@ -361,7 +383,8 @@ class GibbsRun(NamedTuple):
 def vote_draws(alphas, K_test):
     """The votes (n_chains, n_draws, n_test) of every sample on every test point: 1 for +1, 0 otherwise."""
     alphas = np.asarray(alphas, dtype=float)
-    return (np.einsum("cdm,tm->cdt", alphas, as_cross_kernel(K_test, alphas.shape[-1])) > 0).astype(float)
+    outputs = alphas.reshape(-1, alphas.shape[-1]) @ as_cross_kernel(K_test, alphas.shape[-1]).T
+    return (outputs > 0).astype(float).reshape(alphas.shape[0], alphas.shape[1], -1)
 
 
 def _as_n_draws(value, name):

@@ -44,7 +44,7 @@ from ._blas import blas_threads
 from ._validation import as_gram, as_scalar, require_psd
 
 __all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "random_tangent", "crossing_angle",
-           "crossing_angle_scalar", "max_margin", "start_in_version_space"]
+           "crossing_half_angles", "crossing_angle_scalar", "max_margin", "start_in_version_space"]
 
 TWO_PI = 2.0 * np.pi
 RANK_RTOL = 1e-10
@@ -89,7 +89,7 @@ def random_tangent(coords, rng) -> np.ndarray:
     """A unit vector uniform in the tangent space at the unit vector `coords` (isotropic Gaussian, projected)."""
     direction = rng.standard_normal(coords.shape[0])
     direction -= (direction @ coords) * coords
-    return direction / np.linalg.norm(direction)
+    return direction / math.sqrt(direction @ direction)
 
 
 def crossing_angle(margins, slopes):
@@ -99,7 +99,20 @@ def crossing_angle(margins, slopes):
     where the margin turns positive again, is half a circle later.  For a_i >= 0 the angle is in [0, pi]:
     the billiard's flight time to wall i.
     """
-    return np.mod(np.arctan2(margins, -np.asarray(slopes)), TWO_PI)
+    angle = np.arctan2(margins, -np.asarray(slopes))
+    return angle + TWO_PI * (angle < 0)     # from (-pi, pi] to [0, 2 pi); cheaper than np.mod
+
+
+def crossing_half_angles(margins, slopes):
+    """Both zeros of a_i cos t + b_i sin t folded into [0, pi): (angles, turns_negative).
+
+    The two zeros are half a circle apart; `angles[i]` is the one in [0, pi), and `turns_negative[i]` says
+    whether the margin turns negative there (else it turns positive there and negative pi later).  A sampler
+    sorts these m numbers instead of all 2m crossings (the other half is the same list plus pi).
+    """
+    angle = np.arctan2(margins, -np.asarray(slopes))
+    turns_negative = angle >= 0
+    return angle + np.pi * ~turns_negative, turns_negative
 
 
 def crossing_angle_scalar(margin: float, slope: float) -> float:

@@ -104,3 +104,15 @@ def test_bad_input_is_refused():
         diagnostics.check_targets(0.0, 1.01, 100)
     with pytest.raises(ValueError, match="target_rhat"):
         diagnostics.check_targets(0.01, 1.0, 100)
+
+
+def test_a_settled_probability_does_not_hold_up_the_run_but_an_open_one_does():
+    rng = np.random.default_rng(4)
+    rare = np.zeros((4, 400, 1))
+    rare[0, rng.choice(400, 8, replace=False), 0] = 1.0    # one chain saw eight rare draws, the others none
+    assert diagnostics.rhat(rare) > 1.01                   # reported ...
+    assert diagnostics.summarise(rare, target_error=0.01).converged   # ... but p = 0.005 is settled to 0.01
+    # p = 0.5 in three chains, 0.8 in the fourth: the MC error meets a loose target, R-hat does not
+    open_ = (rng.random((4, 400, 1)) < np.array([0.5, 0.5, 0.5, 0.8])[:, None, None]).astype(float)
+    result = diagnostics.summarise(open_, target_error=0.2)
+    assert np.all(result.mc_error < 0.2) and result.rhat[0] > 1.01 and not result.converged

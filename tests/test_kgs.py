@@ -181,7 +181,8 @@ def test_sweep_equals_direct_evaluation(seed):
     # The arc holding theta = 0 (the current point) has the current point's error count.
     assert errors[-1] == np.count_nonzero(y * w_out <= 0)
     # The sampler's own version (one sort of m antipodal pairs) gives the same arcs.
-    fast_boundaries, fast_errors = kgs._arcs_of_step(y * w_out, y * v_out)
+    fast_boundaries, fast_errors, fast_lengths = kgs._arcs_of_step(y * w_out, y * v_out)
+    np.testing.assert_allclose(fast_lengths, np.diff(fast_boundaries, append=fast_boundaries[0] + 2 * np.pi), atol=1e-12)
     np.testing.assert_allclose(fast_boundaries, boundaries, atol=1e-12)
     np.testing.assert_array_equal(fast_errors[visible], errors[visible])
 
