@@ -34,7 +34,7 @@ is a rotation in the (w, v) plane, so (a, b) <- (cos t a + sin t b, -sin t a + c
 subtracts a multiple of column c of the kernel.  A bounce costs O(l + m) instead of the O(l (l + m)) of
 recomputing K alpha, and the paper's total O(n l (l + m)) becomes O(n (l + m)) plus the set-up (one
 eigendecomposition of K and the hard-margin start).  A direction refresh (below) costs O(l (l + m)) but comes
-on average only once per max(50, l) bounces, so the amortised cost of a bounce stays O(l + m).
+on average only once per max(10, l) bounces, so the amortised cost of a bounce stays O(l + m).
 
 Where the kit departs from the paper
 ------------------------------------

@@ -103,31 +103,32 @@ def error_rejection_curve(confidence, correct, thresholds):
 
 
 def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.6, C=1e6,
-                     random_state=None, progress=None):
+                     random_state=None, progress=None, n_chains=1):
     """The paper's section 4 experiment: transduction confidence vs the SVM's |f(x)| on random splits.
 
     For each split (features standardised on the training part): a hard-margin SVM (sklearn SVC, RBF kernel
     exp(-||x-x'||^2 / 2 sigma^2), C large) gives labels and c_ind = |f(x)|; the billiard with the same kernel
-    gives labels by eq. (6) and c_trans by eq. (7).  Returns a dict of (n_splits, n_test) arrays:
+    gives labels by eq. (6) and c_trans by eq. (7) from `n_chains` trajectories of `n_bounces` each (an
+    integer, or "auto").  Returns a dict of (n_splits, n_test) arrays:
     trans_confidence, trans_correct, svm_confidence, svm_correct.
     """
     rng = as_generator(random_state)
     results = {key: [] for key in ("trans_confidence", "trans_correct", "svm_confidence", "svm_correct")}
     with blas_threads():
         for split in range(as_positive_int(n_splits, "n_splits")):
-            _one_split(X, y, sigma, n_bounces, train_fraction, C, rng, results)
+            _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results)
             if progress is not None:
                 progress(split + 1)
     return {key: np.array(value) for key, value in results.items()}
 
 
-def _one_split(X, y, sigma, n_bounces, train_fraction, C, rng, results):
+def _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results):
     """One random split of `compare_with_svm`: append both methods' confidences and correctness."""
     X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
     K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
     svm = SVC(kernel="precomputed", C=C).fit(K, y_train)
     decision = svm.decision_function(K_test)
-    p_plus = billiard_probabilities(K, y_train, K_test, n_bounces, random_state=rng)
+    p_plus = billiard_probabilities(K, y_train, K_test, n_bounces, n_chains=n_chains, random_state=rng)
     results["svm_confidence"].append(np.abs(decision))
     results["svm_correct"].append(np.where(decision > 0, 1.0, -1.0) == y_test)
     results["trans_confidence"].append(transductive_confidence(p_plus))
