@@ -434,15 +434,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.tag:
-            tag()
+            tag(SOLUTIONS)
         if args.check:
-            problems = check()
+            problems = check(SOLUTIONS, NOTEBOOKS)
             for problem in problems:
                 print(problem, file=sys.stderr)
             if problems:
                 print("run `make notebooks` (python -m kgslab.release) to regenerate them", file=sys.stderr)
             return 1 if problems else 0
-        return 1 if release(force=args.force) else 0
+        return 1 if release(SOLUTIONS, NOTEBOOKS, force=args.force) else 0
     except ReleaseError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
