@@ -357,3 +357,25 @@ def test_panel_redraws_and_reports_when_a_slider_moves():
     assert panel.png != first_png and panel.image.value == panel.png
     assert "twice a" in panel.report.value
     assert not panel.a.continuous_update
+
+
+def test_the_time_limit_stops_an_endless_loop_in_a_real_notebook_kernel():
+    """A notebook cell runs in the main thread of an ipykernel, where the SIGALRM timer is used."""
+    from nbclient import NotebookClient
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    notebook = new_notebook(cells=[new_code_cell(
+        "import time\n"
+        "import numpy as np\n"
+        "from kgslab.check import Case, run_exercise\n"
+        "def endless(x):\n"
+        "    while True:\n"
+        "        pass\n"
+        "started = time.perf_counter()\n"
+        "f = run_exercise('Demo', endless, np.square, [Case('one', (np.ones(2),))], time_limit=1.0)\n"
+        "print('seconds', round(time.perf_counter() - started))\n"
+        "print('fell back', f(np.array([3.0]))[0] == 9.0)")])
+    NotebookClient(notebook, timeout=60, kernel_name="python3").execute()
+    text = "".join(output.get("text", "") for output in notebook.cells[0].outputs)
+    assert "did not finish within the time limit of 1 s" in text
+    assert "fell back True" in text and int(text.split("seconds ")[1].split()[0]) <= 3
