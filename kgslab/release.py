@@ -161,10 +161,14 @@ def nbgrader_metadata(grade_id: str, *, solution=False, grade=False, locked=Fals
 
 
 def _check_call(cell):
-    """(name, exercise key, argument) of a check cell ``name = check.nbNN_exercise_X(name)``, else None."""
+    """(name, exercise key, argument) of a check cell, else None.
+
+    A check cell starts with ``name = check.nbNN_exercise_X(name)``; a line or two that use the result may
+    follow (the cell is locked all the same).
+    """
     if cell.cell_type != "code":
         return None
-    match = _CHECK_CELL.match(cell.source)
+    match = _CHECK_CELL.match(cell.source.split("\n", 1)[0])
     return match.groups() if match else None
 
 
@@ -231,6 +235,9 @@ def tag_notebook(notebook, stem: str) -> bool:
             autograded.append((exercise.title, exercise.points))
         elif call:
             raise ReleaseError(f"{stem}, cell {index + 1}: check.{call[1]} is not a check of kgslab.check")
+        elif cell.cell_type == "code" and re.search(r"\bcheck\.nb\d\d_exercise_\w+\(", cell.source):
+            raise ReleaseError(f"{stem}, cell {index + 1}: a check must be the first line of its cell, "
+                               f"`name = check.nbNN_exercise_X(name)`, to get its graded test")
     points = nbformat.v4.new_markdown_cell(_points_text(autograded, written))
     points["id"] = "points"
     points.metadata["kgslab_role"] = "points"

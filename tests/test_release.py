@@ -260,3 +260,11 @@ def test_student_notebooks_hold_no_solutions_and_no_outputs():
         assert release.BEGIN not in text and release.END not in text, path.name
         notebook = nbformat.read(path, as_version=4)
         assert all(not cell.get("outputs") for cell in notebook.cells), path.name
+
+
+def test_readme_points_table_matches_the_notebooks():
+    readme = (release.ROOT / "README.md").read_text(encoding="utf-8")
+    for path in sorted(release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
+        auto, manual = release.notebook_points(nbformat.read(path, as_version=4))
+        row = f"| {path.stem} | {auto:g} | {manual:g} | {auto + manual:g} |"
+        assert row in readme, f"README's points table: expected the row {row}"
