@@ -361,7 +361,7 @@ def test_panel_redraws_and_reports_when_a_slider_moves():
 
 def test_the_time_limit_stops_an_endless_loop_in_a_real_notebook_kernel():
     """A notebook cell runs in the main thread of an ipykernel, where the SIGALRM timer is used."""
-    from nbclient import NotebookClient
+    from nbconvert.preprocessors import ExecutePreprocessor
     from nbformat.v4 import new_code_cell, new_notebook
 
     notebook = new_notebook(cells=[new_code_cell(
@@ -375,7 +375,7 @@ def test_the_time_limit_stops_an_endless_loop_in_a_real_notebook_kernel():
         "f = run_exercise('Demo', endless, np.square, [Case('one', (np.ones(2),))], time_limit=1.0)\n"
         "print('seconds', round(time.perf_counter() - started))\n"
         "print('fell back', f(np.array([3.0]))[0] == 9.0)")])
-    NotebookClient(notebook, timeout=60, kernel_name="python3").execute()
+    ExecutePreprocessor(timeout=60, kernel_name="python3").preprocess(notebook, {})
     text = "".join(output.get("text", "") for output in notebook.cells[0].outputs)
     assert "did not finish within the time limit of 1 s" in text
     assert "fell back True" in text and int(text.split("seconds ")[1].split()[0]) <= 3
