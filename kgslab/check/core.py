@@ -433,10 +433,9 @@ class Exercise:
         if record is None:
             problem = "its check cell has not been run"
         elif not record.passed:
-            problem = record.verdict.splitlines()[0]
+            problem = record.verdict.splitlines()[0].removeprefix(f"{self.title}: ")
         else:
             return
-        message = f"{self.title} ({self.points} points): not passed: {problem}"
         if grading_mode():
-            raise AssertionError(message)
-        print(f"Graded test: {message}")
+            raise AssertionError(f"{self.title} ({self.points} points): not passed: {problem}")
+        print(f"Graded test ({self.points} points): not passed yet: {problem}")
