@@ -3,6 +3,7 @@
 import numpy as np
 
 from kgslab import billiard, check
+from kgslab.papers import bt1999
 
 
 def blank(*args):
@@ -36,7 +37,7 @@ def test_references_pass(capsys):
     assert check.nb09_exercise_1(lambda *a, **k: billiard.flight_times(*a, **k)).__name__ == '<lambda>'
     assert check.nb09_exercise_2(lambda *a, **k: billiard.billiard_bounce(*a, **k)).__name__ == '<lambda>'
     assert check.nb09_exercise_3(lambda *a, **k: billiard.hoeffding_bounces(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_4(lambda *a, **k: billiard.error_rejection_curve(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_4(lambda *a, **k: bt1999.error_rejection_curve(*a, **k)).__name__ == '<lambda>'
     assert capsys.readouterr().out.count("✔ correct on") == 4
 
 
@@ -44,7 +45,7 @@ def test_blanks_fall_back_to_the_reference(capsys):
     assert check.nb09_exercise_1(blank).__wrapped__ is billiard.flight_times
     assert check.nb09_exercise_2(blank).__wrapped__ is billiard.billiard_bounce
     assert check.nb09_exercise_3(blank).__wrapped__ is billiard.hoeffding_bounces
-    assert check.nb09_exercise_4(blank).__wrapped__ is billiard.error_rejection_curve
+    assert check.nb09_exercise_4(blank).__wrapped__ is bt1999.error_rejection_curve
     assert capsys.readouterr().out.count("not attempted yet") == 4
 
 
@@ -53,6 +54,6 @@ def test_slips_are_caught(capsys):
         assert check.nb09_exercise_1(flight_times_with_arctan).__wrapped__ is billiard.flight_times
     assert check.nb09_exercise_2(bounce_without_reflection).__wrapped__ is billiard.billiard_bounce
     assert check.nb09_exercise_3(hoeffding_rounded_down).__wrapped__ is billiard.hoeffding_bounces
-    assert check.nb09_exercise_4(rejection_with_less_or_equal).__wrapped__ is billiard.error_rejection_curve
+    assert check.nb09_exercise_4(rejection_with_less_or_equal).__wrapped__ is bt1999.error_rejection_curve
     output = capsys.readouterr().out
     assert output.count("Hint:") == 4 and "✔ correct on" not in output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import billiard
+from ..papers import bt1999
 from .core import Case, Exercise, allclose
 
 __all__ = ["nb09_exercise_1", "nb09_exercise_2", "nb09_exercise_3", "nb09_exercise_4"]
@@ -91,6 +92,6 @@ def _nb09_exercise_4_cases():
 
 nb09_exercise_4 = Exercise(
     "nb09_exercise_4", "Exercise 9.4 (error against rejection rate)",
-    billiard.error_rejection_curve, _nb09_exercise_4_cases, points=2,
+    bt1999.error_rejection_curve, _nb09_exercise_4_cases, points=2,
     hint="reject the points with confidence < theta; the error is the fraction of "
          "wrong labels among the points NOT rejected. Return (rejection, error).")
