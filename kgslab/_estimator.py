@@ -18,15 +18,81 @@ A subclass implements `_fit_gram(K, y)` (y in {-1, +1}) and
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import as_gram, binary_classes
+from ._validation import as_gram, as_scalar, binary_classes, refuse_non_real
 from .kernels import kernel_matrix
 
 KERNELS = ("precomputed", "rbf", "linear")
+
+# scikit-learn's parameter constraints: `fit` checks them first (`_fit_context`), so a bad
+# parameter is an InvalidParameterError (a ValueError and a TypeError) naming it.
+POSITIVE = Interval(Real, 0, None, closed="neither")
+NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+COUNT = Interval(Integral, 1, None, closed="left")
+RANDOM_STATE = ["random_state", np.random.Generator]
+# The shell's own two parameters; a subclass declares `_parameter_constraints = {**KERNEL_CONSTRAINTS, ...}`
+# (not on the base class: a subclass without constraints must not inherit an incomplete set).
+KERNEL_CONSTRAINTS = {"kernel": [StrOptions(set(KERNELS))], "L": [POSITIVE]}
+
+# scikit-learn's estimator checks that cannot apply to a precomputed kernel, with the reason.
+PRECOMPUTED_EXPECTED_FAILURES = {
+    "check_decision_proba_consistency":
+        "the check fits on raw (n, 2) features and ignores the pairwise tag; a precomputed kernel must be "
+        "a square Gram matrix",
+}
+
+
+def expected_failed_checks(estimator) -> dict[str, str]:
+    """{check name: reason} for the scikit-learn estimator checks that cannot apply to `estimator`.
+
+    Pass it to ``check_estimator(estimator, expected_failed_checks=...)``.  Only a
+    precomputed kernel has such checks; with kernel="rbf" or "linear" every check must pass.
+    """
+    if getattr(estimator, "kernel", None) != "precomputed":
+        return {}
+    checks = dict(PRECOMPUTED_EXPECTED_FAILURES)
+    if not hasattr(estimator, "predict_proba"):
+        del checks["check_decision_proba_consistency"]   # only run for estimators with predict_proba
+    checks.update(getattr(estimator, "_precomputed_expected_failures", {}))
+    return checks
+
+
+def _refuse_text(X):
+    """scikit-learn turns numbers written as text ("1.5") into floats when asked for float64: refuse them."""
+    if hasattr(X, "dtypes") or isinstance(X, (list, tuple, np.ndarray)):
+        try:
+            array = np.asarray(X)
+        except (TypeError, ValueError):
+            return   # ragged input: scikit-learn's own message follows
+        if array.dtype.kind not in "cmM":   # complex and dates: scikit-learn refuses them itself
+            refuse_non_real(array, "X")
+
+
+@contextmanager
+def _naming(estimator, names: str):
+    """Prefix scikit-learn's validation messages that do not say which argument was wrong.
+
+    ("Expected 2D array, got 1D array instead" becomes "X: Expected 2D array, ...".)  The
+    original text is kept, so scikit-learn's own checks still recognise it.
+    """
+    try:
+        yield
+    except (ValueError, TypeError) as err:
+        message = str(err)
+        named = [name for name in names.split(" and ") if re.search(rf"\b{name}\b", message)]
+        if type(err) not in (ValueError, TypeError) or len(named) == len(names.split(" and ")):
+            raise
+        what = names.replace("X", "X (the precomputed kernel matrix)") if estimator.kernel == "precomputed" else names
+        raise type(err)(f"{what}: {message}") from err
 
 
 class KernelClassifier(ClassifierMixin, BaseEstimator):
@@ -40,10 +106,10 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
 
     # ---- helpers for subclasses -------------------------------------------------
     def _check_kernel_params(self):
-        if self.kernel not in KERNELS:
+        if not isinstance(self.kernel, str) or self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
-        if self.kernel == "rbf" and not (np.isscalar(self.L) and np.isfinite(self.L) and self.L > 0):
-            raise ValueError(f"L must be a positive number for the rbf kernel, got {self.L!r}")
+        if self.kernel == "rbf":
+            as_scalar(self.L, "L", low=0.0, low_open=True)  # also refuses L=True
 
     def _fit_inputs(self, X, y, psd: bool = False):
         """Validate (X, y); return the training Gram matrix and labels in {-1, +1}.
@@ -55,13 +121,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         "kernels" shifted by a constant, which are not PSD).
         """
         self._check_kernel_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        target_type = type_of_target(y, input_name="y")
-        if target_type not in ("binary", "unknown") and len(np.unique(y)) > 2:
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is {target_type}."
-            )
+        X, y = self._validate_training_data(X, y)
         self.classes_, y_pm1 = binary_classes(y)
         if self.kernel == "precomputed":
             # For a precomputed kernel X *is* the Gram matrix.
@@ -71,13 +131,32 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
             gram = kernel_matrix(X, None, kernel=self.kernel, L=self.L)
         return gram, y_pm1
 
+    def _validate_training_data(self, X, y):
+        """scikit-learn's validation of (X, y) for a binary classifier, its messages naming X and y."""
+        with _naming(self, "X and y"):
+            _refuse_text(X)
+            X, y = validate_data(self, X, y, dtype=np.float64)
+            check_classification_targets(y)
+            target_type = type_of_target(y, input_name="y")
+        if target_type not in ("binary", "unknown") and len(np.unique(y)) > 2:
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is {target_type}: "
+                f"y has {len(np.unique(y))} classes."
+            )
+        return X, y
+
+    def _validate_test_data(self, X):
+        """New points (or, precomputed, the cross-kernel rows), validated against the fit."""
+        with _naming(self, "X"):
+            _refuse_text(X)
+            return validate_data(self, X, reset=False, dtype=np.float64)
+
     def _cross_kernel(self, X):
         """The (n_test, n_train) kernel between new points and the training points."""
         check_is_fitted(self, "classes_")
+        X = self._validate_test_data(X)
         if self.kernel == "precomputed":
-            X = validate_data(self, X, reset=False, dtype=np.float64)
             return X
-        X = validate_data(self, X, reset=False, dtype=np.float64)
         return kernel_matrix(X, self.X_fit_, kernel=self.kernel, L=self.L)
 
     def _labels_from_scores(self, scores):

@@ -22,11 +22,21 @@ def _describe(value) -> str:
 
 
 def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:
-    """Return `value` as a finite float array with the expected number of dimensions."""
-    if isinstance(value, str) or value is None:
+    """Return `value` as a finite float array with the expected number of dimensions.
+
+    Numbers written as text ("1.5"), complex numbers (numpy would drop the
+    imaginary part with only a warning) and dates are refused: each would turn
+    into a float silently.
+    """
+    if isinstance(value, (str, bytes, dict, set)) or value is None:
         raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}")
     try:
-        array = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as err:  # ragged nested lists
+        raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
+    refuse_non_real(raw, name)
+    try:
+        array = raw.astype(float)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
     if ndim is not None:
@@ -40,6 +50,13 @@ def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) 
         bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
         raise ValueError(f"{name} must contain only finite numbers, found {bad} NaN or infinite value(s)")
     return array
+
+
+def refuse_non_real(array: np.ndarray, name: str) -> None:
+    """TypeError for text (even "1.5"), complex numbers and dates, which a float conversion would hide."""
+    if array.dtype.kind in "USVcmM" or (array.dtype.kind == "O" and any(
+            isinstance(item, (str, bytes, complex)) for item in array.ravel().tolist())):
+        raise TypeError(f"{name} must be an array of real numbers, got {_describe(array)}")
 
 
 def as_matrix(value, name: str = "X") -> np.ndarray:
@@ -74,6 +91,25 @@ def as_scalar(value, name: str, *, low: float | None = None, high: float | None 
     return number
 
 
+def as_bool(value, name: str) -> bool:
+    """True or False (numpy booleans accepted); the strings "False", 0 or None are refused.
+
+    A truthy string such as "False" would otherwise switch an option on.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {_describe(value)}")
+
+
+def as_probabilities(value, name: str, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:
+    """A finite float array with every entry in [0, 1]."""
+    array = as_float_array(value, name, ndim=ndim)
+    if np.any(array < 0) or np.any(array > 1):
+        worst = float(array[np.argmax(np.abs(array - 0.5))])
+        raise ValueError(f"{name} must hold probabilities in [0, 1], got {worst:.6g}")
+    return array
+
+
 def as_positive_int(value, name: str, minimum: int = 1) -> int:
     """An integer >= minimum (numpy integers accepted, floats and bools refused)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -81,6 +117,17 @@ def as_positive_int(value, name: str, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return int(value)
+
+
+def check_work_budget(n_steps: float, budget: float, name: str, value, what: str) -> None:
+    """Refuse, before it runs, a loop whose length an argument sets far beyond any useful run.
+
+    n_steps is the number of steps `value` (the argument `name`) allows; budget is
+    the kit's stated limit.  A run that long would look like a hang.
+    """
+    if n_steps > budget:
+        raise ValueError(f"{name} = {value} allows {n_steps:.3g} {what}, above the kit's budget of "
+                         f"{budget:.0e} (minutes of work): use a smaller {name}")
 
 
 def as_gram(value, name: str = "K", *, psd: bool = True, rtol: float = 1e-8) -> np.ndarray:
@@ -128,7 +175,7 @@ def as_cross_kernel(value, n_train: int, name: str = "K_test") -> np.ndarray:
     return cross
 
 
-def as_pm1_labels(value, name: str = "y", length: int | None = None) -> np.ndarray:
+def as_pm1_labels(value, name: str = "y", length: int | None = None, length_of: str = "X") -> np.ndarray:
     """Two-class labels as a float vector of +1 / -1.
 
     Accepts labels that are already +-1, or {0, 1}, or booleans; anything else
@@ -136,10 +183,10 @@ def as_pm1_labels(value, name: str = "y", length: int | None = None) -> np.ndarr
     mapping of arbitrary labels is how sign errors creep in.  Estimators that
     take any two labels map them with `binary_classes` first.
     """
-    labels = np.asarray(value)
-    if labels.dtype == bool:
+    labels = value if isinstance(value, str) else np.asarray(value)
+    if getattr(labels, "dtype", None) == bool:
         labels = labels.astype(float) * 2 - 1
-    labels = as_vector(labels, name, length=length)
+    labels = as_vector(labels, name, length=length, length_of=length_of)
     values = set(np.unique(labels).tolist())
     if len(values) < 2:
         raise ValueError(f"{name} must contain two classes, got only {sorted(values)}")
@@ -159,6 +206,11 @@ def binary_classes(y, name: str = "y"):
     labels = np.asarray(y)
     if labels.ndim != 1:
         raise ValueError(f"{name} must be a 1-d array of labels, got shape {labels.shape}")
+    if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
+        raise ValueError(f"{name} must not contain NaN or infinite labels")
+    if labels.dtype.kind == "O" and any(item is None or (isinstance(item, float) and not np.isfinite(item))
+                                        for item in labels.tolist()):
+        raise ValueError(f"{name} must not contain missing (None or NaN) labels")
     classes = np.unique(labels)
     if len(classes) > 2:
         raise ValueError(
@@ -169,8 +221,20 @@ def binary_classes(y, name: str = "y"):
     return classes, np.where(labels == classes[1], 1.0, -1.0)
 
 
+def check_random_state_kind(random_state, name: str = "random_state") -> None:
+    """Refuse what `as_generator` would refuse, without drawing from a RandomState."""
+    if isinstance(random_state, (np.random.Generator, np.random.RandomState)) or random_state is None:
+        return
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"{name} must be a non-negative integer seed, got {random_state}")
+        return
+    raise TypeError(f"{name} must be None, an integer or a numpy Generator, got {_describe(random_state)}")
+
+
 def as_generator(random_state) -> np.random.Generator:
     """A numpy Generator from None, a seed, a Generator or a legacy RandomState."""
+    check_random_state_kind(random_state)
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):

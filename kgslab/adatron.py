@@ -22,18 +22,32 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
-from ._estimator import KernelClassifier
-from ._validation import as_gram, as_positive_int, as_pm1_labels, as_scalar
+from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE, KernelClassifier
+from ._validation import (as_bool, as_gram, as_positive_int, as_pm1_labels, as_scalar, as_vector,
+                          check_work_budget)
+
+# An iteration is a few numpy calls on l-vectors (some 10 microseconds for the kit's sizes): 1e7 of
+# them is minutes of work, and on data where the box never settles more would look like a hang.
+MAX_ITERATIONS = 1e7
 
 __all__ = ["kernel_adatron", "adatron_no_bias", "adatron_with_bias", "dual_objective", "KernelAdatron"]
 
 
 def dual_objective(K, y, alpha) -> float:
-    """f(alpha) = 1'alpha - 1/2 alpha'(K o yy')alpha, eq. (22)."""
-    signed = np.asarray(y, dtype=float) * np.asarray(alpha, dtype=float)
-    return float(np.sum(alpha) - 0.5 * signed @ np.asarray(K, dtype=float) @ signed)
+    """f(alpha) = 1'alpha - 1/2 alpha'(K o yy')alpha, eq. (22).
+
+    K is a symmetric (l, l) matrix, y the l labels in {-1, +1} (or {0, 1}),
+    alpha the l dual coefficients (any finite values: the objective is defined
+    outside the box too).
+    """
+    K = as_gram(K, "K", psd=False)
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
+    alpha = as_vector(alpha, "alpha", length=K.shape[0], length_of="K")
+    signed = y * alpha
+    return float(np.sum(alpha) - 0.5 * signed @ K @ signed)
 
 
 def kernel_adatron(K, y, C: float = 1.0, eta: float = 1.0, tol: float = 0.005, max_iter: int | None = None,
@@ -46,7 +60,8 @@ def kernel_adatron(K, y, C: float = 1.0, eta: float = 1.0, tol: float = 0.005, m
     max_iter defaults to 10 l, as the handout suggests.
     """
     K = as_gram(K, "K", psd=False)
-    y = as_pm1_labels(y, "y", length=K.shape[0])
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
+    bias = as_bool(bias, "bias")
     return _coordinate_ascent(K, y, *_check_parameters(C, eta, tol, max_iter, K.shape[0]), bias=bias)
 
 
@@ -66,6 +81,7 @@ def _check_parameters(C, eta, tol, max_iter, n_points):
     eta = as_scalar(eta, "eta", low=0.0, low_open=True)
     tol = as_scalar(tol, "tol", low=0.0)
     max_iter = 10 * n_points if max_iter is None else as_positive_int(max_iter, "max_iter")
+    check_work_budget(max_iter, MAX_ITERATIONS, "max_iter", max_iter, "iterations")
     return C, eta, tol, max_iter
 
 
@@ -113,6 +129,9 @@ class KernelAdatron(KernelClassifier):
     iteration), support_ (indices with alpha > 0), dual_coef_ (y o alpha).
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "C": [POSITIVE], "eta": [POSITIVE], "tol": [NON_NEGATIVE],
+                              "max_iter": [COUNT, None], "bias": ["boolean"]}
+
     def __init__(self, C=1.0, eta=1.0, tol=0.005, max_iter=None, bias=True, kernel="precomputed", L=1.0):
         self.C = C
         self.eta = eta
@@ -122,12 +141,13 @@ class KernelAdatron(KernelClassifier):
         self.kernel = kernel
         self.L = L
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         gram, y_pm1 = self._fit_inputs(X, y)
         C, eta, tol, max_iter = _check_parameters(self.C, self.eta, self.tol, self.max_iter, gram.shape[0])
         gram = np.ascontiguousarray(gram)
         self.alpha_, self.b_, self.n_iter_, self.objective_ = _coordinate_ascent(
-            gram, y_pm1, C, eta, tol, max_iter, bias=self.bias)
+            gram, y_pm1, C, eta, tol, max_iter, bias=as_bool(self.bias, "bias"))
         if self.n_iter_ >= max_iter:
             warnings.warn(f"KernelAdatron stopped at max_iter={max_iter} before the largest change fell "
                           f"below tol={self.tol}; raise max_iter or tol", ConvergenceWarning, stacklevel=2)

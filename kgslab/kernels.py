@@ -40,23 +40,36 @@ def rbf_kernel(X, Z=None, L: float = 1.0) -> np.ndarray:
     """
     L = as_scalar(L, "L", low=0.0, low_open=True)
     X, Z = _pair(X, Z)
+    two_l_squared = 2.0 * L * L
+    if two_l_squared < np.finfo(float).tiny:
+        # 2 L^2 underflows (L below about 1e-154): ||x - z||^2 / (2 L^2) would be 0/0 = NaN on the
+        # diagonal.  The kernel of such an L is the identity for distinct points anyway.
+        raise ValueError(f"L = {L:.3g} is too small: 2 L^2 underflows to {two_l_squared:.3g} in floating "
+                         "point and the kernel would be NaN; use L > 1e-150 (for distinct points a tiny L "
+                         "gives the identity matrix)")
     squared_distances = cdist(X, Z, metric="sqeuclidean")
-    return np.exp(-squared_distances / (2.0 * L * L))
+    if not np.all(np.isfinite(squared_distances)):
+        raise ValueError("X and Z hold values so large that squared distances overflow; rescale them")
+    return np.exp(-squared_distances / two_l_squared)
 
 
 def linear_kernel(X, Z=None) -> np.ndarray:
     """Linear kernel matrix K[i, j] = <x_i, z_j>, i.e. X Z'."""
     X, Z = _pair(X, Z)
-    return X @ Z.T
+    gram = X @ Z.T
+    if not np.all(np.isfinite(gram)):
+        raise ValueError("X and Z hold values so large that their inner products overflow; rescale them")
+    return gram
 
 
 def kernel_matrix(X, Z=None, kernel: str = "rbf", L: float = 1.0) -> np.ndarray:
     """Dispatch on a kernel name ("rbf" or "linear"), as the estimators do."""
-    if kernel == "rbf":
+    if isinstance(kernel, str) and kernel == "rbf":
         return rbf_kernel(X, Z, L=L)
-    if kernel == "linear":
+    if isinstance(kernel, str) and kernel == "linear":
         return linear_kernel(X, Z)
-    raise ValueError(f"kernel must be 'rbf', 'linear' or 'precomputed', got {kernel!r}")
+    # ("precomputed" is the estimators' word for "X is the kernel": nothing to compute here.)
+    raise ValueError(f"kernel must be 'rbf' or 'linear', got {kernel!r}")
 
 
 def normalise(K) -> np.ndarray:
@@ -75,7 +88,11 @@ def normalise(K) -> np.ndarray:
         )
     inverse_norms = 1.0 / np.sqrt(diagonal)
     # D^{-1/2} K D^{-1/2} as a broadcast, without forming the diagonal matrices.
-    return K * inverse_norms[:, None] * inverse_norms[None, :]
+    normalised = K * inverse_norms[:, None] * inverse_norms[None, :]
+    if not np.all(np.isfinite(normalised)):
+        raise ValueError("K's diagonal is too small for its off-diagonal entries: K / sqrt(K_ii K_jj) "
+                         "overflows (is K a kernel matrix?)")
+    return normalised
 
 
 def centre(K) -> np.ndarray:

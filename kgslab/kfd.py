@@ -86,12 +86,12 @@ import numpy as np
 from scipy import linalg
 from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import _fit_context
+from sklearn.utils.validation import check_is_fitted
 
-from ._estimator import KernelClassifier
-from ._validation import (as_float_array, as_generator, as_matrix, as_positive_int, as_scalar,
-                          binary_classes)
+from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
+from ._validation import (as_bool, as_float_array, as_generator, as_matrix, as_positive_int, as_scalar,
+                          binary_classes, check_random_state_kind)
 from .kernels import kernel_matrix
 
 __all__ = [
@@ -109,6 +109,15 @@ def _pair_of_probabilities(value, name: str) -> np.ndarray:
     if np.any(pair < 0) or np.any(pair > 1):
         raise ValueError(f"{name} must lie in [0, 1], got {pair.tolist()}")
     return pair
+
+
+def _class_priors(value, name: str) -> np.ndarray:
+    """Two probabilities that sum to 1 (one per class)."""
+    priors = _pair_of_probabilities(value, name)
+    if abs(float(priors.sum()) - 1.0) > 1e-6:
+        raise ValueError(f"{name} must sum to 1 (one probability per class), got {priors.tolist()} "
+                         f"summing to {float(priors.sum()):.6g}")
+    return priors
 
 
 def _swap_conditioning(rates, priors):
@@ -131,7 +140,7 @@ def noise_rates_from_flip_rates(flip_rates, observed_priors):
     noise_rates[j] = P(yhat != j | y = j), by Bayes' rule.
     """
     return _swap_conditioning(_pair_of_probabilities(flip_rates, "flip_rates"),
-                              _pair_of_probabilities(observed_priors, "observed_priors"))
+                              _class_priors(observed_priors, "observed_priors"))
 
 
 def flip_rates_from_noise_rates(noise_rates, true_priors):
@@ -143,7 +152,7 @@ def flip_rates_from_noise_rates(noise_rates, true_priors):
     flip rates (0.0588, 0.5): half the points labelled 2 are really class 1.
     """
     return _swap_conditioning(_pair_of_probabilities(noise_rates, "noise_rates"),
-                              _pair_of_probabilities(true_priors, "true_priors"))
+                              _class_priors(true_priors, "true_priors"))
 
 
 # ---- E-step and flip-rate M-step, shared by the input-space and the kernel versions ------------
@@ -269,6 +278,7 @@ def label_noise_em(X, y, *, initial_flip_rates=(0.1, 0.1), shared_covariance: bo
     classes, y_pm1 = binary_classes(y)
     if y_pm1.shape[0] != X.shape[0]:
         raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got {y_pm1.shape[0]}")
+    shared_covariance = as_bool(shared_covariance, "shared_covariance")
     y_index = (y_pm1 > 0).astype(int)
     rates = _pair_of_probabilities(initial_flip_rates, "initial_flip_rates")
     if np.any(rates >= 1):
@@ -312,6 +322,21 @@ def fisher_direction(K_basis, posterior, mu: float):
     singular (mu = 0 on a rank-deficient scatter) the least-squares minimum-norm
     solution is returned instead.
     """
+    K_basis = as_matrix(K_basis, "K_basis")
+    posterior = as_float_array(posterior, "posterior", ndim=2)
+    if posterior.shape != (K_basis.shape[0], 2):
+        raise ValueError(f"posterior must have shape ({K_basis.shape[0]}, 2): one row per row of K_basis, "
+                         f"one column per class; got {posterior.shape}")
+    if np.any(posterior < 0) or np.any(posterior > 1) or not np.allclose(posterior.sum(axis=1), 1.0, atol=1e-6):
+        raise ValueError("posterior must hold probabilities: entries in [0, 1], each row summing to 1")
+    if np.any(posterior.sum(axis=0) <= 0):
+        raise ValueError("posterior must give both classes some weight: a column of posterior sums to 0")
+    mu = as_scalar(mu, "mu", low=0.0)
+    return _fisher_direction(K_basis, posterior, mu)
+
+
+def _fisher_direction(K_basis, posterior, mu):
+    """`fisher_direction` on validated inputs (the EM loop calls it every iteration)."""
     totals = np.maximum(posterior.sum(axis=0), 1e-12)
     means = posterior.T @ K_basis / totals[:, None]                    # M_-, M_+ (2, b)
     scatter = np.zeros((K_basis.shape[1], K_basis.shape[1]))
@@ -434,10 +459,7 @@ class _FisherDiscriminantBase(KernelClassifier):
             gram, y_pm1 = self._fit_inputs(X, y, psd=False)
             n = gram.shape[0]
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64)
-            check_classification_targets(y)
-            if type_of_target(y, input_name="y") not in ("binary", "unknown") and len(np.unique(y)) > 2:
-                raise ValueError("Only binary classification is supported. y has more than two classes.")
+            X, y = self._validate_training_data(X, y)
             self.classes_, y_pm1 = binary_classes(y)
             n = X.shape[0]
         rng = as_generator(self.random_state)
@@ -478,9 +500,9 @@ class _FisherDiscriminantBase(KernelClassifier):
         """ln P(y = classes_[1] | x) / P(y = classes_[0] | x): > 0 means classes_[1]."""
         check_is_fitted(self, "dual_coef_")
         if self.kernel == "precomputed":
-            K_test = validate_data(self, X, reset=False, dtype=np.float64)[:, self.basis_]
+            K_test = self._validate_test_data(X)[:, self.basis_]
         else:
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            X = self._validate_test_data(X)
             K_test = kernel_matrix(X, self.X_basis_, kernel=self.kernel, L=self.L)
         return self._decision_gram(K_test)
 
@@ -504,6 +526,9 @@ class KFD(_FisherDiscriminantBase):
     discriminant, plus the log prior ratio.
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "mu": [NON_NEGATIVE], "n_basis": [COUNT, None],
+                              "random_state": RANDOM_STATE}
+
     def __init__(self, mu=1e-3, n_basis=None, kernel="precomputed", L=1.0, random_state=None):
         self.mu = mu
         self.n_basis = n_basis
@@ -511,6 +536,7 @@ class KFD(_FisherDiscriminantBase):
         self.L = L
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         mu, n_basis = self._check_fisher_params()
         K_basis, self._y_index = self._basis_inputs(X, y, n_basis)
@@ -532,6 +558,10 @@ class LabelNoiseKFD(_FisherDiscriminantBase):
     Rayleigh quotient, so this need not be monotone), n_iter_.
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "mu": [NON_NEGATIVE], "n_basis": [COUNT, None],
+                              "max_iter": [COUNT], "tol": [NON_NEGATIVE], "initial_flip_rates": ["array-like"],
+                              "random_state": RANDOM_STATE}
+
     def __init__(self, mu=1e-3, n_basis=200, max_iter=100, tol=1e-4, initial_flip_rates=(0.1, 0.1),
                  kernel="precomputed", L=1.0, random_state=None):
         self.mu = mu
@@ -543,6 +573,7 @@ class LabelNoiseKFD(_FisherDiscriminantBase):
         self.L = L
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         mu, n_basis = self._check_fisher_params()
         max_iter = as_positive_int(self.max_iter, "max_iter")

@@ -49,11 +49,12 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
-from ._estimator import KernelClassifier
-from ._validation import (as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
-                          as_scalar)
+from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
+from ._validation import (as_bool, as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
+                          as_scalar, check_random_state_kind, check_work_budget)
 from .versionspace import kernel_coordinates, max_margin
 
 __all__ = [
@@ -62,6 +63,9 @@ __all__ = [
 ]
 
 DEFAULT_MAX_EPOCHS = 1000
+# A pass over one example is a step of a Python loop (about 1 microsecond): 1e8 steps is minutes.
+# max_epochs beyond that on inseparable data would look like a hang, so it is refused up front.
+MAX_EXAMPLE_VISITS = 1e8
 
 
 class PerceptronRun(NamedTuple):
@@ -125,6 +129,9 @@ def perceptron(X, y, max_epochs: int = DEFAULT_MAX_EPOCHS, *, shuffle: bool = Fa
     X = as_matrix(X, "X")
     y = as_pm1_labels(y, "y", length=X.shape[0])
     max_epochs = as_positive_int(max_epochs, "max_epochs")
+    check_work_budget(max_epochs * X.shape[0], MAX_EXAMPLE_VISITS, "max_epochs", max_epochs, "example visits")
+    shuffle = as_bool(shuffle, "shuffle")
+    check_random_state_kind(random_state)  # a bad seed is an error even when shuffle=False
     m, d = X.shape
     w = np.zeros(d)
     alpha = np.zeros(m)
@@ -154,9 +161,12 @@ def kernel_perceptron(K, y, a: float = 0.0, max_epochs: int = DEFAULT_MAX_EPOCHS
     positive semi-definite, distinct points and a > 0.
     """
     K = as_gram(K, "K", psd=False)
-    y = as_pm1_labels(y, "y", length=K.shape[0])
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
     a = as_scalar(a, "a", low=0.0)
     max_epochs = as_positive_int(max_epochs, "max_epochs")
+    check_work_budget(max_epochs * K.shape[0], MAX_EXAMPLE_VISITS, "max_epochs", max_epochs, "example visits")
+    shuffle = as_bool(shuffle, "shuffle")
+    check_random_state_kind(random_state)  # a bad seed is an error even when shuffle=False
     return _dual_perceptron(K, y, a, max_epochs, shuffle, random_state)
 
 
@@ -191,7 +201,7 @@ def _dual_perceptron(K, y, a, max_epochs, shuffle, random_state) -> PerceptronRu
 def _modified_gram(K, y, a, *, a_low_open: bool):
     """Validate (K, y, a); return K + aI and y in {-1, +1}."""
     K = as_gram(K, "K", psd=True)
-    y = as_pm1_labels(y, "y", length=K.shape[0])
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
     a = as_scalar(a, "a", low=0.0, low_open=a_low_open)
     return K + a * np.eye(K.shape[0]), y, a
 
@@ -294,6 +304,9 @@ class KernelPerceptron(KernelClassifier):
     n_updates_, converged_, n_iter_ (epochs run), mistakes_per_epoch_
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "a": [NON_NEGATIVE], "max_epochs": [COUNT],
+                              "shuffle": ["boolean"], "random_state": RANDOM_STATE}
+
     def __init__(self, a=0.0, max_epochs=DEFAULT_MAX_EPOCHS, kernel="precomputed", L=1.0,
                  shuffle=False, random_state=None):
         self.a = a
@@ -303,11 +316,15 @@ class KernelPerceptron(KernelClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         a = as_scalar(self.a, "a", low=0.0)
         max_epochs = as_positive_int(self.max_epochs, "max_epochs")
+        shuffle = as_bool(self.shuffle, "shuffle")
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
-        run = _dual_perceptron(gram, y_pm1, a, max_epochs, self.shuffle, self.random_state)
+        check_work_budget(max_epochs * gram.shape[0], MAX_EXAMPLE_VISITS, "max_epochs", max_epochs,
+                          "example visits")
+        run = _dual_perceptron(gram, y_pm1, a, max_epochs, shuffle, self.random_state)
         self.alpha_ = run.alpha
         self.dual_coef_ = run.alpha * y_pm1
         self.n_updates_ = run.n_updates

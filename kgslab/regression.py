@@ -20,6 +20,8 @@ Sections 1.2-1.3, with K the (l, l) Gram matrix and k the kernel column of a tes
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.linalg
 
@@ -84,7 +86,13 @@ def ridge_errors(X_train, y_train, X_test, y_test, gammas):
     X_test = as_matrix(X_test, "X_test")
     if X_test.shape[1] != X_train.shape[1]:
         raise ValueError(f"X_test must have {X_train.shape[1]} columns like X_train, got shape {X_test.shape}")
-    gammas = np.atleast_1d(np.asarray(gammas, dtype=float))
+    y_train = as_vector(y_train, "y_train", length=X_train.shape[0], length_of="X_train")
+    y_test = as_vector(y_test, "y_test", length=X_test.shape[0], length_of="X_test")
+    if isinstance(gammas, bool):
+        raise TypeError(f"gammas must be a number >= 0 or a 1-d array of them, got {gammas!r}")
+    gammas = np.atleast_1d(as_float_array(gammas, "gammas", ndim=(0, 1)))
+    if np.any(gammas < 0):
+        raise ValueError(f"gammas must all be >= 0, got {float(np.min(gammas)):.6g}")
     train_mse, test_mse = [], []
     for gamma in gammas:
         w = ridge(X_train, y_train, gamma)
@@ -127,7 +135,29 @@ def kernel_ridge(K, y, gamma: float) -> np.ndarray:
     y = as_vector(y, "y", length=K.shape[0], length_of="K")
     gamma = as_scalar(gamma, "gamma", low=0.0)
     n_points = K.shape[0]
-    return _solve_spd(K + gamma * n_points * np.eye(n_points), y)
+    eigenvalues = scipy.linalg.eigvalsh(K)
+    rounding = _rounding_level(eigenvalues, n_points)
+    if gamma * n_points + eigenvalues[0] > rounding:
+        return _solve_spd(K + gamma * n_points * np.eye(n_points), y)
+    # K + gamma l I has eigenvalues at the level of rounding errors: its inverse would be decided by
+    # them (|alpha| ~ 1e15 for an RBF kernel and gamma = 0).  Those directions are dropped instead.
+    warnings.warn(
+        f"gamma = {gamma:.3g} leaves K + gamma l I numerically singular (smallest eigenvalue "
+        f"{eigenvalues[0] + gamma * n_points:.3g}, rounding level {rounding:.3g}); returning the "
+        "minimum-norm least-squares alpha, ignoring the eigenvalues below the rounding level. "
+        "Use gamma > 0 for a well-defined fit.", NumericallySingularWarning, stacklevel=2)
+    solution, *_ = scipy.linalg.lstsq(K + gamma * n_points * np.eye(n_points), y,
+                                      cond=rounding / max(float(eigenvalues[-1]), 1e-300))
+    return solution
+
+
+class NumericallySingularWarning(UserWarning):
+    """A system's smallest eigenvalues are at the level of rounding errors: the answer ignores them."""
+
+
+def _rounding_level(eigenvalues, n_points: int) -> float:
+    """Eigenvalues of a computed l x l symmetric matrix are known to about l * eps * largest."""
+    return n_points * np.finfo(float).eps * max(float(np.max(np.abs(eigenvalues))), 1e-300)
 
 
 def _as_noise_variances(sigma2) -> np.ndarray:
@@ -221,6 +251,14 @@ def log_evidence(K, y, sigma2):
     n_points = eigenvalues.shape[0]
     y = as_vector(y, "y", length=n_points, length_of="K")
     sigma2 = _as_noise_variances(sigma2)
+    rounding = _rounding_level(eigenvalues, n_points)
+    if eigenvalues[0] + float(np.min(sigma2)) <= rounding:
+        # K's smallest eigenvalues are rounding noise (clipped to 0): a sigma^2 below that level
+        # makes y'(K + sigma^2 I)^{-1} y a quotient of rounding errors (-1.6e299 at sigma^2 = 1e-300).
+        raise ValueError(
+            f"sigma2 = {float(np.min(sigma2)):.3g} is below the rounding level of K's eigenvalues "
+            f"({rounding:.3g} = l * eps * largest eigenvalue) and K is numerically singular: the evidence "
+            f"there is decided by rounding errors, not by the data. Use sigma2 > {rounding:.3g}.")
     projections = eigenvectors.T @ y  # z = U'y: y in the eigenbasis of K
     shifted = eigenvalues[None, :] + np.atleast_1d(sigma2)[:, None]  # (n_sigma2, l): lambda_i + sigma^2
     data_fit = np.sum(projections[None, :] ** 2 / shifted, axis=1)

@@ -16,14 +16,14 @@ import math
 
 import numpy as np
 
+from ._validation import as_bool, as_float_array, as_scalar
+
 __all__ = ["error_digits", "estimate", "chain_mean", "claim"]
 
 
 def error_digits(standard_error):
     """Decimal places that a standard error supports: one significant digit, two when they are 10-19."""
-    standard_error = float(standard_error)
-    if not math.isfinite(standard_error) or standard_error < 0:
-        raise ValueError(f"standard_error must be a finite number >= 0, got {standard_error!r}")
+    standard_error = as_scalar(standard_error, "standard_error", low=0.0)
     if standard_error == 0:
         return 0
     exponent = math.floor(math.log10(standard_error))
@@ -41,9 +41,8 @@ def estimate(value, standard_error, *, signed=False):
     ``signed=True`` always writes the sign of the value (for differences). A zero error (an exact result)
     prints the value with four significant figures and "± 0".
     """
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"value must be finite, got {value!r}")
+    value = as_scalar(value, "value")
+    signed = as_bool(signed, "signed")
     digits = error_digits(standard_error)
     sign = "+" if signed else ""
     if float(standard_error) == 0:
@@ -57,12 +56,10 @@ def chain_mean(values):
     ``values`` has one row per independent chain (or trajectory, or data set); the other axes are kept, so a
     (chains, test points) array gives a mean and an error per test point.
     """
-    values = np.asarray(values, dtype=float)
+    values = as_float_array(values, "values")
     if values.ndim == 0 or values.shape[0] < 2:
         raise ValueError(f"values must have at least two independent repetitions along axis 0, got shape "
                          f"{values.shape}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError("values must be finite")
     return values.mean(axis=0), values.std(axis=0, ddof=1) / math.sqrt(values.shape[0])
 
 
@@ -75,5 +72,9 @@ def claim(statement, holds):
     """
     if not isinstance(statement, str) or not statement:
         raise TypeError(f"statement must be a non-empty string, got {statement!r}")
-    holds = bool(np.all(holds))
+    # A verdict from a truthy string ("False") or a NaN would print a tick for nothing: only booleans count.
+    flags = np.asarray(holds)
+    if flags.dtype != bool or flags.size == 0:
+        raise TypeError(f"holds must be True / False or an array of them, got {holds!r:.60}")
+    holds = bool(np.all(flags))
     print(f"✔ {statement}" if holds else f"✘ not supported by this run: {statement}")

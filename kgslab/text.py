@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse
 import snowballstemmer
 
-from ._validation import as_positive_int
+from ._validation import as_bool, as_positive_int
 
 __all__ = [
     "LANGUAGES",
@@ -128,6 +128,8 @@ def preprocess(text: str, language: str, stem: bool = True, stop_words: bool = T
     """
     text = _as_text(text, "text")
     language = _as_language(language)
+    stem = as_bool(stem, "stem")
+    stop_words = as_bool(stop_words, "stop_words")
     tokens = words(text)
     if not tokens:
         raise ValueError(f"text must contain at least one word, got {text!r:.60}")
@@ -149,7 +151,11 @@ def count_matrix(token_lists: list[list[str]], vocabulary: dict[str, int] | None
     vocabulary to extend it: features already in it keep their column, so
     count matrices built in turn with the same dictionary share their columns.
     """
-    vocabulary = {} if vocabulary is None else vocabulary
+    token_lists = _as_token_lists(token_lists)
+    if vocabulary is None:
+        vocabulary = {}
+    elif not isinstance(vocabulary, dict):
+        raise TypeError(f"vocabulary must be a dict {{feature: column}} or None, got {type(vocabulary).__name__}")
     # setdefault gives a new feature the next free column and an old one its column.
     columns = [vocabulary.setdefault(token, len(vocabulary)) for tokens in token_lists for token in tokens]
     row_starts = np.cumsum([0] + [len(tokens) for tokens in token_lists])
@@ -160,6 +166,29 @@ def count_matrix(token_lists: list[list[str]], vocabulary: dict[str, int] | None
     )
     counts.sum_duplicates()  # repeated (row, column) entries add up to the count
     return counts, vocabulary
+
+
+def _as_token_lists(token_lists) -> list[list[str]]:
+    """A non-empty list of token lists; a document given as a plain string is refused.
+
+    A string is itself a sequence, so ``count_matrix(["the law"])`` would count
+    single characters: the caller meant ``count_matrix([words("the law")])``.
+    """
+    if isinstance(token_lists, str) or not isinstance(token_lists, (Sequence, np.ndarray)):
+        raise TypeError("token_lists must be a list of token lists, e.g. [words(doc) for doc in docs], "
+                        f"got {type(token_lists).__name__}")
+    if len(token_lists) == 0:
+        raise ValueError("token_lists must contain at least one document, got an empty list")
+    for i, tokens in enumerate(token_lists):
+        if isinstance(tokens, str):
+            raise TypeError(f"token_lists[{i}] must be a list of tokens, got the string {tokens!r:.60}: "
+                            "split documents first, e.g. [words(doc) for doc in docs] or kmers(doc, k)")
+        if not isinstance(tokens, (Sequence, np.ndarray)):
+            raise TypeError(f"token_lists[{i}] must be a list of tokens, got {type(tokens).__name__}")
+        for token in tokens:
+            if not isinstance(token, str):
+                raise TypeError(f"token_lists[{i}] must hold strings (tokens), got {token!r:.60}")
+    return [list(tokens) for tokens in token_lists]
 
 
 def _kernel_from_features(docs, others, featurise, what: str) -> np.ndarray:

@@ -87,9 +87,11 @@ def test_labels_of_any_kind_and_n_iter():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"C": 0.0}, "C must be > 0"),
-    ({"C": -1.0}, "C must be > 0"),
-    ({"eta": 0.0}, "eta must be > 0"),
+    # scikit-learn's parameter validation (KernelAdatron._parameter_constraints) words these
+    ({"C": 0.0}, r"'C' parameter of KernelAdatron must be a float in the range \(0.0, inf\)"),
+    ({"C": -1.0}, r"'C' parameter of KernelAdatron must be a float in the range \(0.0, inf\)"),
+    ({"eta": 0.0}, r"'eta' parameter of KernelAdatron must be a float in the range \(0.0, inf\)"),
+    ({"bias": "False"}, r"'bias' parameter of KernelAdatron must be an instance of 'bool'"),
 ])
 def test_bad_parameters(params, message):
     X, y = _blobs(n=10)

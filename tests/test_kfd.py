@@ -176,8 +176,9 @@ def test_precomputed_equals_linear_kernel():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"mu": -1.0}, "mu must be >= 0"),
-    ({"n_basis": 0}, "n_basis must be >= 1"),
+    # scikit-learn's parameter validation (LabelNoiseKFD._parameter_constraints) words these two
+    ({"mu": -1.0}, r"'mu' parameter of LabelNoiseKFD must be a float in the range \[0.0, inf\)"),
+    ({"n_basis": 0}, r"'n_basis' parameter of LabelNoiseKFD must be an int in the range \[1, inf\) or None"),
     ({"initial_flip_rates": (0.1, 1.0)}, "initial_flip_rates must be < 1"),
     ({"initial_flip_rates": (0.1,)}, "initial_flip_rates must hold two numbers"),
 ])

@@ -37,7 +37,8 @@ def test_no_version_space_is_reported_not_raised():
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     y[1] = -y[0]
     panel = kgs_panel(X, y, q=0.0)
-    assert panel.values["error"] == "no version space"
+    # The sampler's own message (issue 18: it used to be the fixed label "no version space" for any error).
+    assert "version space" in panel.values["error"] and "use q > 0" in panel.values["error"]
     panel.q.value = 0.1
     assert panel.values["mean training errors per sample"] >= 1
 

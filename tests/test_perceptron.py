@@ -222,11 +222,12 @@ def test_any_two_labels_and_cross_validation_on_a_gram_matrix():
 def test_bad_input_gets_clear_errors():
     X, y = xor_data(8, noise=0.3, random_state=19)
     K = rbf_kernel(X)
-    with pytest.raises(ValueError, match="a must be >= 0"):
+    with pytest.raises(ValueError, match=r"'a' parameter of KernelPerceptron must be a float in the range \[0.0"):
         KernelPerceptron(a=-0.1).fit(K, y)
-    with pytest.raises(ValueError, match="max_epochs must be >= 1"):
+    with pytest.raises(ValueError, match=r"'max_epochs' parameter of KernelPerceptron must be an int in the range \[1"):
         KernelPerceptron(max_epochs=0).fit(K, y)
-    with pytest.raises(TypeError, match="max_epochs must be an integer"):
+    # InvalidParameterError is both a ValueError and a TypeError
+    with pytest.raises(TypeError, match=r"'max_epochs' parameter of KernelPerceptron must be an int .* Got 2.5"):
         KernelPerceptron(max_epochs=2.5).fit(K, y)
     with pytest.raises(ValueError, match="square kernel matrix"):
         KernelPerceptron().fit(K[:, :5], y)

@@ -103,11 +103,21 @@ def _check_numbering(articles, source: str, first: int = 1, count: int | None = 
         )
 
 
+def _as_directory(value, name: str) -> Path:
+    """An existing directory, named in the error when it is not one."""
+    if not isinstance(value, (str, Path)):
+        raise TypeError(f"{name} must be a path (str or pathlib.Path), got {type(value).__name__}: {value!r:.60}")
+    path = Path(value)
+    if not path.is_dir():
+        raise FileNotFoundError(f"{name} must be an existing directory, got {str(path)!r}")
+    return path
+
+
 def read_constitution(language: str, directory: Path | str = CONSTITUTION_DIR) -> list[str]:
     """The 195 articles of `language` (english, french, german or italian) from its text file."""
-    if language not in LANGUAGES:
+    if not isinstance(language, str) or language not in LANGUAGES:
         raise ValueError(f"language must be one of {', '.join(LANGUAGES)}; got {language!r}")
-    path = Path(directory) / f"{language}.txt"
+    path = _as_directory(directory, "directory") / f"{language}.txt"
     articles = parse_articles(path.read_text(encoding="utf-8"), str(path))
     _check_numbering(articles, str(path), count=N_ARTICLES)
     return [article for _, article in articles]
@@ -121,6 +131,13 @@ def _all_documents(docs: Docs) -> list[str]:
 
 def build_kernels(docs: Docs) -> Kernels:
     """K_bow (stop words removed, stemmed, per language) and K_2mer (raw text) on all documents."""
+    if not isinstance(docs, tuple) or len(docs) != len(LANGUAGES) or isinstance(docs, str):
+        raise TypeError(f"docs must be a Docs (english, french, german, italian lists of texts), "
+                        f"got {type(docs).__name__}")
+    docs = Docs(*docs)
+    for language in LANGUAGES:
+        if isinstance(getattr(docs, language), str):
+            raise TypeError(f"docs.{language} must be a list of texts, got a single string")
     processed = [text.preprocess(article, language)
                  for language in LANGUAGES for article in getattr(docs, language)]
     return Kernels(K_bow=text.bag_of_words_kernel(processed),
@@ -145,8 +162,9 @@ def _cell_array(strings: list[str]) -> np.ndarray:
 
 def build_corpus_files(data_dir: Path | str = DATA_DIR, constitution_dir: Path | str | None = None) -> list[Path]:
     """Write data_dir/docs.mat and data_dir/Ks.mat from the constitution's text files; return their paths."""
-    data_dir = Path(data_dir)
-    constitution_dir = CONSTITUTION_DIR if constitution_dir is None else Path(constitution_dir)
+    data_dir = _as_directory(data_dir, "data_dir")
+    constitution_dir = _as_directory(CONSTITUTION_DIR if constitution_dir is None else constitution_dir,
+                                     "constitution_dir")
     docs = Docs(*(read_constitution(language, constitution_dir) for language in LANGUAGES))
     kernels = build_kernels(docs)
     files = {
@@ -169,7 +187,7 @@ def load_docs(data_dir: Path | str = DATA_DIR) -> Docs:
 
     The i-th text of each language is a translation of the same article.
     """
-    contents = scipy.io.loadmat(_existing(Path(data_dir) / "docs.mat"), simplify_cells=True)
+    contents = scipy.io.loadmat(_existing(_as_directory(data_dir, "data_dir") / "docs.mat"), simplify_cells=True)
     return Docs(*([str(article) for article in contents[language]] for language in LANGUAGES))
 
 
@@ -180,6 +198,6 @@ def load_kernels(data_dir: Path | str = DATA_DIR) -> Kernels:
     K_2mer the 2-mer kernel of the raw texts; neither is normalised or centred
     (that is Exercise 5).
     """
-    contents = scipy.io.loadmat(_existing(Path(data_dir) / "Ks.mat"))
+    contents = scipy.io.loadmat(_existing(_as_directory(data_dir, "data_dir") / "Ks.mat"))
     return Kernels(K_bow=np.asarray(contents["K_bow"], dtype=float),
                    K_2mer=np.asarray(contents["K_2mer"], dtype=float))

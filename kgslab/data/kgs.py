@@ -18,21 +18,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, as_positive_int, as_scalar
+from .._validation import as_float_array, as_generator, as_positive_int, as_scalar
 
 __all__ = ["sphere_point", "sphere_angles", "sphere_data", "kgs_76_points", "KGS_W_STAR"]
 
 
 def sphere_point(longitude, latitude):
     """Unit vectors in R^3 from the paper's angles: longitude in [0, pi] (polar), latitude in [0, 2 pi)."""
-    longitude, latitude = np.broadcast_arrays(np.asarray(longitude, dtype=float), np.asarray(latitude, dtype=float))
+    longitude = as_float_array(longitude, "longitude")
+    latitude = as_float_array(latitude, "latitude")
+    try:
+        longitude, latitude = np.broadcast_arrays(longitude, latitude)
+    except ValueError as err:
+        raise ValueError(f"longitude and latitude must have broadcastable shapes, got {longitude.shape} and "
+                         f"{latitude.shape}") from err
     return np.stack([np.sin(longitude) * np.cos(latitude), np.sin(longitude) * np.sin(latitude),
                      np.cos(longitude)], axis=-1)
 
 
 def sphere_angles(points):
     """(longitude, latitude) of unit vectors (..., 3): the inverse of `sphere_point`."""
-    points = np.asarray(points, dtype=float)
+    points = as_float_array(points, "points")
+    if points.shape[-1] != 3:
+        raise ValueError(f"points must be unit vectors in R^3 (last axis of length 3), got shape {points.shape}")
+    norms = np.linalg.norm(points, axis=-1)
+    if np.any(np.abs(norms - 1.0) > 1e-6):
+        worst = float(norms.flat[np.argmax(np.abs(norms - 1.0))])
+        raise ValueError(f"points must be unit vectors (norm 1), found one of norm {worst:.6g}; "
+                         "divide by np.linalg.norm(points, axis=-1, keepdims=True) first")
     longitude = np.arccos(np.clip(points[..., 2], -1.0, 1.0))
     latitude = np.mod(np.arctan2(points[..., 1], points[..., 0]), 2 * np.pi)
     return longitude, latitude

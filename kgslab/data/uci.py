@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, as_matrix, as_scalar, as_vector
+from .._validation import as_bool, as_generator, as_matrix, as_scalar, as_vector
 from ._paths import DATA_DIR
 
 __all__ = ["load_thyroid", "load_heart", "standardise", "random_split"]
@@ -42,6 +42,7 @@ def load_thyroid(return_classes: bool = False):
     With return_classes=True also returns the UCI class codes (1 normal, 2 hyper, 3 hypo).
     Feature names are in `kgslab.data.uci.THYROID_FEATURES`.
     """
+    return_classes = as_bool(return_classes, "return_classes")
     X, classes = _read("thyroid.csv", THYROID_FEATURES)
     y = np.where(classes == 1, -1.0, 1.0)
     return (X, y, classes) if return_classes else (X, y)

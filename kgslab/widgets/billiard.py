@@ -48,5 +48,5 @@ def rejection_panel(experiments: dict, *, theta: float = 0.5, n_thresholds: int 
         axes_row[0].legend(fontsize=8)
         return report
 
-    sliders = {"theta": float_slider("rejection threshold theta", theta, 0.0, 1.0, 0.01)}
+    sliders = {"theta": float_slider("rejection threshold theta", theta, 0.0, 1.0, 0.01, name="theta")}
     return Panel(sliders, draw, figsize=(10.0, 4.0))

@@ -15,6 +15,7 @@ from matplotlib.patches import Ellipse
 
 from ..data.kfd import KFD_TOY, kfd_toy_data
 from ..kfd import flip_rates_from_noise_rates, label_noise_em
+from .._validation import as_float_array, as_gram, as_matrix, as_positive_int, as_scalar, check_random_state_kind
 from .base import Panel, float_slider
 
 __all__ = ["draw_gaussian", "draw_toy_fits", "toy_noise_panel"]
@@ -24,7 +25,14 @@ CLASS_COLOURS = ("tab:blue", "tab:red")
 
 def draw_gaussian(ax, mean, covariance, *, colour, linestyle="-", label=None, n_std=1.0):
     """The n_std ellipse of N(mean, covariance) with its principal axes crossing at the mean (as in the paper)."""
-    eigenvalues, eigenvectors = np.linalg.eigh(np.asarray(covariance))
+    mean = as_float_array(mean, "mean", ndim=1)
+    if mean.shape != (2,):
+        raise ValueError(f"mean must be a point in the plane (2 numbers), got shape {mean.shape}")
+    covariance = as_gram(covariance, "covariance")
+    if covariance.shape != (2, 2):
+        raise ValueError(f"covariance must be 2 x 2, got shape {covariance.shape}")
+    n_std = as_scalar(n_std, "n_std", low=0.0, low_open=True)
+    eigenvalues, eigenvectors = np.linalg.eigh(covariance)
     half_axes = n_std * np.sqrt(np.maximum(eigenvalues, 0.0))
     angle = np.degrees(np.arctan2(eigenvectors[1, 1], eigenvectors[0, 1]))
     ax.add_patch(Ellipse(mean, 2 * half_axes[1], 2 * half_axes[0], angle=angle, fill=False, edgecolor=colour,
@@ -40,6 +48,14 @@ def draw_toy_fits(ax, X, y_observed, fits: dict, *, title=""):
     fits maps a legend name to (means, covariances, linestyle); the true Gaussians
     are drawn dotted.
     """
+    X = as_matrix(X, "X")
+    if X.shape[1] != 2:
+        raise ValueError(f"X must be an (n, 2) array of toy points, got shape {X.shape}")
+    y_observed = np.asarray(y_observed)
+    if y_observed.shape != (X.shape[0],):
+        raise ValueError(f"y_observed must have one label per row of X ({X.shape[0]}), got shape {y_observed.shape}")
+    if not set(np.unique(y_observed).tolist()) <= {1, 2}:
+        raise ValueError(f"y_observed must hold the toy's labels 1 and 2, got {np.unique(y_observed)[:5].tolist()}")
     for label, marker, colour in ((1, ".", CLASS_COLOURS[0]), (2, "x", CLASS_COLOURS[1])):
         rows = y_observed == label
         ax.plot(X[rows, 0], X[rows, 1], linestyle="none", marker=marker, markersize=4, color=colour, alpha=0.5,
@@ -62,6 +78,9 @@ def draw_toy_fits(ax, X, y_observed, fits: dict, *, title=""):
 
 def toy_noise_panel(n: int = 300, noise_rate: float = 0.2, seed: int = 0):
     """A slider on the induced noise rate; redraws the toy's fits with and without the noise model."""
+    n = as_positive_int(n, "n", minimum=4)
+    check_random_state_kind(seed, "seed")
+    slider = float_slider("induced noise rate", noise_rate, 0.0, 0.4, 0.05, name="noise_rate")
 
     def draw(figure, noise_rate):
         X, y_observed, _ = kfd_toy_data(n, noise_rate=noise_rate, random_state=seed)
@@ -79,5 +98,5 @@ def toy_noise_panel(n: int = 300, noise_rate: float = 0.2, seed: int = 0):
                 "mean error without model": round(float(error_plain), 3),
                 "mean error with model": round(float(error_noisy), 3), "EM iterations": noisy.n_iter}
 
-    sliders = {"noise_rate": float_slider("induced noise rate", noise_rate, 0.0, 0.4, 0.05)}
+    sliders = {"noise_rate": slider}
     return Panel(sliders, draw, figsize=(6.4, 5.6))

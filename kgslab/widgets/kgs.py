@@ -17,6 +17,8 @@ from skimage.measure import find_contours
 from .._blas import blas_threads
 
 from ..data.kgs import kgs_76_points
+from .._validation import (as_float_array, as_matrix, as_pm1_labels, as_positive_int, as_scalar,
+                           check_random_state_kind)
 from ..kernels import rbf_kernel
 from ..kgs import binary_entropy, gibbs_sample, training_errors
 from .base import Panel, float_slider
@@ -30,6 +32,12 @@ def zero_lines(values, x_grid, y_grid):
     Marching squares (skimage.measure.find_contours): much faster than one matplotlib contour
     call per sampled classifier; draw the result with one LineCollection.
     """
+    values = as_float_array(values, "values", ndim=2)
+    x_grid = as_float_array(x_grid, "x_grid", ndim=1)
+    y_grid = as_float_array(y_grid, "y_grid", ndim=1)
+    if values.shape != (len(y_grid), len(x_grid)):
+        raise ValueError(f"values must have shape (len(y_grid), len(x_grid)) = ({len(y_grid)}, {len(x_grid)}), "
+                         f"got {values.shape}")
     lines = []
     for contour in find_contours(values, 0.0):
         rows, cols = contour[:, 0], contour[:, 1]
@@ -46,12 +54,21 @@ def kgs_panel(X=None, y=None, *, q: float = 0.1, L: float = 1.0, n_samples: int 
     RBF kernel of width L = 1.  Every redraw samples afresh with the same `random_state`, so a
     slider position always shows the same picture.
     """
-    if X is None:
+    if X is None and y is None:
         X, y = kgs_76_points()
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if X.ndim != 2 or X.shape[1] != 2:
+    elif X is None or y is None:
+        raise ValueError("kgs_panel needs both X and y, or neither")
+    X = as_matrix(X, "X")
+    if X.shape[1] != 2:
         raise ValueError(f"X must be an (m, 2) array of points in the plane, got shape {X.shape}")
+    y = as_pm1_labels(y, "y", length=X.shape[0])
+    L = as_scalar(L, "L", low=0.0, low_open=True)
+    n_samples = as_positive_int(n_samples, "n_samples")
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    thin = as_positive_int(thin, "thin")
+    grid_size = as_positive_int(grid_size, "grid_size", minimum=2)
+    check_random_state_kind(random_state)
+    q_slider = float_slider("assumed flip rate q", q, 0.0, 0.45, 0.05, name="q")  # refuses a q off its range
     gram = rbf_kernel(X, L=L)
     pad = 0.5
     x_grid = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, grid_size)
@@ -71,9 +88,9 @@ def kgs_panel(X=None, y=None, *, q: float = 0.1, L: float = 1.0, n_samples: int 
                 with blas_threads():
                     cache[key] = gibbs_sample(gram, y, key, n_samples, burn_in=burn_in, thin=thin,
                                               random_state=random_state)
-        except ValueError as err:  # q = 0 without a version space
+        except ValueError as err:  # e.g. q = 0 without a version space: show the sampler's own message
             axes.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True, transform=axes.transAxes)
-            return {"q": float(q), "error": "no version space"}
+            return {"q": float(q), "error": str(err)}
         alphas = cache[key]
         outputs = grid_kernel @ alphas.T  # (n_grid, n_samples)
         p_plus = np.mean(outputs > 0, axis=1).reshape(grid_size, grid_size)
@@ -109,4 +126,4 @@ def kgs_panel(X=None, y=None, *, q: float = 0.1, L: float = 1.0, n_samples: int 
             "mean vote entropy (bits)": float(binary_entropy(p_plus).mean()),
         }
 
-    return Panel({"q": float_slider("assumed flip rate q", q, 0.0, 0.45, 0.05)}, draw, figsize=(7.5, 5.5))
+    return Panel({"q": q_slider}, draw, figsize=(7.5, 5.5))

@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .._blas import blas_threads
-from .._validation import as_matrix, as_vector
+from .._validation import as_matrix, as_scalar, as_vector
 from ..data import sinc_data
 from ..kernels import rbf_kernel
 from ..regression import gp_posterior, kernel_ridge, log_evidence, mse
@@ -96,8 +96,8 @@ def kernel_ridge_panel(X_train=None, y_train=None, X_test=None, y_test=None, *, 
         axes.legend(loc="upper right", fontsize="small")
         return {"train_mse": train_mse, "test_mse": test_mse, "max_abs_alpha": float(np.max(np.abs(alpha)))}
 
-    sliders = {"L": float_slider("L (width)", L, 0.05, 3.0, 0.05),
-               "gamma": log_slider("gamma", gamma, -9, 2, 0.25)}
+    sliders = {"L": float_slider("L (width)", L, 0.05, 3.0, 0.05, name="L"),
+               "gamma": log_slider("gamma", gamma, -9, 2, 0.25, name="gamma")}
     return Panel(sliders, _single_threaded(draw), figsize=(9.0, 4.2))
 
 
@@ -118,6 +118,8 @@ def gp_panel(X=None, y=None, *, sigma2: float = 0.09, L: float = 0.5, true_sigma
         raise ValueError("gp_panel needs both X and y, or neither")
     X = _one_dimensional(X, "X")
     y = as_vector(y, "y", length=len(X))
+    if true_sigma2 is not None:
+        true_sigma2 = as_scalar(true_sigma2, "true_sigma2", low=0.0, low_open=True)
     sigma2_grid = np.logspace(-4, 1, 200)
 
     def draw(figure, sigma2, L):
@@ -167,7 +169,7 @@ def gp_panel(X=None, y=None, *, sigma2: float = 0.09, L: float = 0.5, true_sigma
         return {"log_evidence": float(here), "best_sigma2": float(best),
                 "mean_sigma_error": float(np.mean(sigma_error)), "train_mse": mse(y, fitted)}
 
-    sliders = {"sigma2": log_slider("sigma^2 (noise)", sigma2, -4, 1, 0.05),
-               "L": float_slider("L (width)", L, 0.05, 3.0, 0.05)}
+    sliders = {"sigma2": log_slider("sigma^2 (noise)", sigma2, -4, 1, 0.05, name="sigma2"),
+               "L": float_slider("L (width)", L, 0.05, 3.0, 0.05, name="L")}
     return Panel(sliders, _single_threaded(draw), figsize=(11.0, 4.2))
 

@@ -1,0 +1,221 @@
+"""Regression tests for the worst cases of issue 18 (bad input must never give a silent answer).
+
+Each test is one case the issue's fuzz run found; the general properties are in tests/test_fuzz.py.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from kgslab import kernels, regression, text
+from kgslab.adatron import KernelAdatron, kernel_adatron
+from kgslab.data import sinc_data, xor_data
+from kgslab.kfd import LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
+from kgslab.perceptron import KernelPerceptron, kernel_perceptron
+
+
+def _rbf_problem(n=30, L=1.0, seed=0):
+    X, y = sinc_data(n, random_state=seed)
+    return kernels.rbf_kernel(X, L=L), y
+
+
+# ---- rbf_kernel at a tiny width ---------------------------------------------------------------------
+
+def test_rbf_kernel_refuses_a_width_whose_square_underflows():
+    X = np.array([[0.0], [1.0]])
+    with pytest.raises(ValueError, match=r"L = 1e-170 is too small"):
+        kernels.rbf_kernel(X, L=1e-170)   # used to return a NaN diagonal
+
+
+def test_rbf_kernel_just_above_the_underflow_is_the_identity():
+    X = np.array([[0.0], [1.0], [2.0]])
+    np.testing.assert_array_equal(kernels.rbf_kernel(X, L=1e-150), np.eye(3))
+
+
+@pytest.mark.parametrize("estimator", [KernelAdatron(kernel="rbf", L=1e-170),
+                                       KernelPerceptron(kernel="rbf", L=1e-170),
+                                       LabelNoiseKFD(kernel="rbf", L=1e-170)])
+def test_rbf_estimators_refuse_an_underflowing_width(estimator):
+    X, y = xor_data(12, random_state=0)
+    with pytest.raises(ValueError, match=r"\bL = 1e-170"):   # used to predict one class for everything
+        estimator.fit(X, y)
+
+
+# ---- bools are bools ------------------------------------------------------------------------------
+
+def test_truthy_strings_are_not_booleans():
+    K, _ = _rbf_problem(8)
+    y = np.where(np.arange(8) % 2 == 0, 1.0, -1.0)
+    with pytest.raises(TypeError, match=r"bias must be True or False, got 'False'"):
+        kernel_adatron(K, y, bias="False")   # used to run the bias version
+    with pytest.raises(TypeError, match=r"shuffle must be True or False"):
+        kernel_perceptron(K, y, shuffle="False")
+    with pytest.raises(TypeError, match=r"shared_covariance must be True or False"):
+        label_noise_em(np.random.default_rng(0).normal(size=(8, 2)), y, shared_covariance="False")
+    with pytest.raises(TypeError, match=r"stem must be True or False"):
+        text.preprocess("the law of the land", "english", stem="False")
+    with pytest.raises(ValueError, match=r"'shuffle' parameter of KernelPerceptron must be an instance of 'bool'"):
+        KernelPerceptron(shuffle="False").fit(K, y)
+
+
+def test_the_string_false_and_the_bool_false_differ():
+    """The bias=False run is what bias=False means (b stays 0); "False" is refused, not mistaken for True."""
+    K, _ = _rbf_problem(10)
+    y = np.where(np.arange(10) % 3 == 0, 1.0, -1.0)
+    assert kernel_adatron(K, y, bias=False)[1] == 0.0
+    assert kernel_adatron(K, y, bias=np.bool_(False))[1] == 0.0
+
+
+# ---- messages name the caller's arguments -----------------------------------------------------------
+
+def test_k_based_functions_name_k_not_x():
+    K, _ = _rbf_problem(6)
+    with pytest.raises(ValueError, match=r"y must have one entry per row of K \(6\), got 5"):
+        kernel_adatron(K, [1, -1, 1, -1, 1])
+    with pytest.raises(ValueError, match=r"y must have one entry per row of K"):
+        kernel_perceptron(K, [1, -1, 1, -1, 1])
+    with pytest.raises(ValueError, match=r"y must have one entry per row of K"):
+        regression.kernel_ridge(K, np.ones(5), 0.1)
+
+
+def test_ridge_errors_names_y_test():
+    X, y = sinc_data(20, random_state=1)
+    with pytest.raises(ValueError, match=r"y_test must have one entry per row of X_test \(10\), got 9"):
+        regression.ridge_errors(X[:10], y[:10], X[10:], y[10:19], [0.1])
+
+
+def test_ridge_errors_refuses_gammas_none():
+    X, y = sinc_data(20, random_state=1)
+    with pytest.raises(TypeError, match=r"gammas must be an array of numbers, got None"):
+        regression.ridge_errors(X[:10], y[:10], X[10:], y[10:], None)   # used to say "gamma ... nan"
+    with pytest.raises(ValueError, match=r"gammas must all be >= 0"):
+        regression.ridge_errors(X[:10], y[:10], X[10:], y[10:], [0.1, -1.0])
+
+
+# ---- labels ---------------------------------------------------------------------------------------
+
+def test_pm1_functions_refuse_string_labels_and_map_zero_one():
+    K, _ = _rbf_problem(6)
+    with pytest.raises(TypeError, match=r"\by must be an array of real numbers"):
+        kernel_adatron(K, ["a", "b", "a", "b", "a", "b"])
+    zero_one = kernel_adatron(K, [1, 0, 1, 0, 1, 0])
+    plus_minus = kernel_adatron(K, [1, -1, 1, -1, 1, -1])
+    np.testing.assert_array_equal(zero_one[0], plus_minus[0])
+
+
+def test_numbers_written_as_text_are_refused():
+    with pytest.raises(TypeError, match=r"\bX must be an array of real numbers"):
+        kernels.linear_kernel(np.array([["1.0", "2.0"]]))
+    with pytest.raises(TypeError, match=r"\bK must be an array of real numbers"):
+        kernels.centre(np.eye(2) + 1j)   # numpy would drop the imaginary part with a warning
+
+
+# ---- text ------------------------------------------------------------------------------------------
+
+def test_count_matrix_refuses_documents_given_as_strings():
+    with pytest.raises(TypeError, match=r"token_lists\[0\] must be a list of tokens, got the string 'the law'"):
+        text.count_matrix(["the law", "a law law"])   # used to build a vocabulary of single characters
+    counts, vocabulary = text.count_matrix([text.words("the law"), text.words("a law law")])
+    assert sorted(vocabulary) == ["a", "law", "the"]
+    assert counts[1, vocabulary["law"]] == 2
+
+
+# ---- kfd ------------------------------------------------------------------------------------------
+
+def test_priors_must_sum_to_one():
+    with pytest.raises(ValueError, match=r"observed_priors must sum to 1.*summing to 1.4"):
+        noise_rates_from_flip_rates([0.1, 0.2], [0.7, 0.7])
+    with pytest.raises(ValueError, match=r"true_priors must sum to 1"):
+        flip_rates_from_noise_rates([0.1, 0.2], [0.5, 0.4])
+    # The conversions are inverse to each other on valid input (independent of the check above).
+    priors, flips = flip_rates_from_noise_rates([0.2, 0.2], [0.8, 0.2])
+    true_priors, noise = noise_rates_from_flip_rates(flips, priors)
+    np.testing.assert_allclose(true_priors, [0.8, 0.2])
+    np.testing.assert_allclose(noise, [0.2, 0.2])
+
+
+# ---- numerically meaningless regression inputs -----------------------------------------------------
+
+def test_log_evidence_refuses_a_noise_variance_below_rounding_on_a_singular_kernel():
+    K, y = _rbf_problem(40)   # an RBF Gram matrix of 40 points in [-4, 4]: numerically singular
+    with pytest.raises(ValueError, match=r"sigma2 = 1e-300 is below the rounding level"):
+        regression.log_evidence(K, y, 1e-300)   # used to return -1.6e299
+    with pytest.raises(ValueError, match=r"sigma2"):
+        regression.log_evidence(K, y, np.array([1e-2, 1e-300]))
+    value = regression.log_evidence(K, y, 1e-2)
+    # Independent reference: the Gaussian log density of y under N(0, K + sigma^2 I).
+    from scipy.stats import multivariate_normal
+    assert value == pytest.approx(multivariate_normal(np.zeros(40), K + 1e-2 * np.eye(40)).logpdf(y), rel=1e-9)
+
+
+def test_log_evidence_keeps_tiny_noise_on_a_well_conditioned_kernel():
+    """sigma^2 = 1e-300 is meaningful when K itself is far from singular: -y'y/2 - l/2 ln(2 pi)."""
+    y = np.array([1.0, -2.0, 0.5])
+    expected = -0.5 * y @ y - 1.5 * np.log(2 * np.pi)
+    assert regression.log_evidence(np.eye(3), y, 1e-300) == pytest.approx(expected, rel=1e-12)
+
+
+def test_kernel_ridge_without_regulariser_on_a_singular_kernel_warns_and_stays_bounded():
+    K, y = _rbf_problem(40)
+    with pytest.warns(regression.NumericallySingularWarning, match=r"gamma = 0 leaves K \+ gamma l I numerically"):
+        alpha = regression.kernel_ridge(K, y, 0.0)
+    assert np.max(np.abs(alpha)) < 1e13   # the issue saw 7e15, decided by rounding errors
+    # Independent reference: numpy's pseudo-inverse with the same cut-off (l * eps * largest eigenvalue).
+    # Both keep eigenvalues down to the rounding level, so they agree only to a few digits.
+    reference = np.linalg.pinv(K, rcond=40 * np.finfo(float).eps, hermitian=True) @ y
+    assert np.linalg.norm(alpha - reference) < 0.05 * np.linalg.norm(reference)
+
+
+def test_kernel_ridge_with_a_regulariser_does_not_warn():
+    K, y = _rbf_problem(40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        alpha = regression.kernel_ridge(K, y, 1e-8)
+    np.testing.assert_allclose((K + 1e-8 * 40 * np.eye(40)) @ alpha, y, atol=1e-6)
+
+
+# ---- widgets --------------------------------------------------------------------------------------
+
+def test_panels_refuse_starting_values_off_their_sliders():
+    from kgslab.widgets import gp_panel, kernel_ridge_panel, kgs_panel, toy_noise_panel
+    with pytest.raises(ValueError, match=r"^L = 10 is outside the range of its slider \[0.05, 3\]"):
+        kernel_ridge_panel(L=10)   # used to draw L = 3 without a word
+    with pytest.raises(ValueError, match=r"^gamma = 1e\+06 is outside the range of its slider \[1e-09, 100\]"):
+        kernel_ridge_panel(gamma=1e6)
+    with pytest.raises(ValueError, match=r"^sigma2 = 100 is outside"):
+        gp_panel(sigma2=100.0)
+    with pytest.raises(ValueError, match=r"^noise_rate = 0.9 is outside"):
+        toy_noise_panel(noise_rate=0.9)
+    with pytest.raises(ValueError, match=r"^q = 0.9 is outside"):
+        kgs_panel(q=0.9)
+    with pytest.raises(TypeError, match=r"^L must be a real number"):
+        kernel_ridge_panel(L="0.5")
+
+
+def test_kgs_panel_reports_the_samplers_own_error():
+    """At q = 0 without a version space the panel shows the sampler's message, not a fixed label."""
+    from kgslab.kgs import gibbs_sample
+    from kgslab.widgets import kgs_panel
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [2.0, 0.0]])
+    y = np.array([1.0, -1.0, 1.0, -1.0])   # the same point with both labels: no classifier is consistent
+    panel = kgs_panel(X, y, q=0.1, n_samples=3, burn_in=2, thin=1, grid_size=10)
+    panel.q.value = 0.0
+    with pytest.raises(ValueError) as direct:
+        gibbs_sample(kernels.rbf_kernel(X, L=1.0), y, 0.0, 3, burn_in=2, thin=1, random_state=0)
+    assert panel.values["error"] == str(direct.value)
+
+
+# ---- caps on work ---------------------------------------------------------------------------------
+
+def test_loops_that_would_look_like_a_hang_are_refused_before_they_start():
+    X, y = xor_data(40, noise=0.6, random_state=3)   # not separable by a line: the perceptron never stops
+    K = kernels.linear_kernel(X)
+    with pytest.raises(ValueError, match=r"max_epochs = 100000000 allows 4e\+09 example visits, above the kit's budget"):
+        kernel_perceptron(K, y, max_epochs=10**8)
+    with pytest.raises(ValueError, match=r"max_epochs = 100000000 allows"):
+        KernelPerceptron(max_epochs=10**8).fit(K, y)
+    with pytest.raises(ValueError, match=r"max_iter = 1000000000 allows 1e\+09 iterations"):
+        kernel_adatron(K, y, max_iter=10**9)
+    # Within the budget the same calls run (and stop at their limit).
+    assert kernel_perceptron(K, y, max_epochs=50).n_epochs == 50
