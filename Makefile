@@ -11,7 +11,7 @@ XDIST := -n 2 --dist loadscope
 
 .PHONY: lab test unit browser nbval-solutions nbval-notebooks notebooks check-notebooks bench data run-solutions clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]"

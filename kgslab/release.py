@@ -32,9 +32,12 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "solutions"
-NOTEBOOKS = ROOT / "notebooks"
+from ._resources import kit_folder
+
+# In a clone installed editable these are the repository's solutions/ and notebooks/ folders;
+# from a wheel, the copies inside the installed package (kgslab/_resources.py).
+SOLUTIONS = kit_folder("solutions")
+NOTEBOOKS = kit_folder("notebooks")
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -149,6 +152,8 @@ def check(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS) -> l
     """The problems that make notebooks/ differ from a fresh release (empty when up to date)."""
     problems = []
     expected = set()
+    if not any(solutions_dir.glob("[0-9][0-9]_*.ipynb")):
+        return [f"no solution notebooks (NN_*.ipynb) in {solutions_dir}: nothing to check against"]
     for _, target, text in plan(solutions_dir, notebooks_dir):
         expected.add(target.name)
         if not target.exists():

@@ -1,0 +1,15 @@
+"""The package list, which pyproject.toml cannot express: kgslab's own packages plus data/ as package data.
+
+The repository's data/, solutions/ and notebooks/ folders are installed as the packages
+kgslab._files, kgslab._solutions and kgslab._notebooks (the folder mapping and the file
+globs are in pyproject.toml, [tool.setuptools.package-dir] and [tool.setuptools.package-data]).
+Every subfolder of data/ (constitution/, sky_masks/, results/, and any added later) is listed
+as a package too, so that its files ship without setuptools' "package would be ignored" warning.
+Everything else about the build is in pyproject.toml.
+"""
+
+from setuptools import find_namespace_packages, find_packages, setup
+
+data_subfolders = find_namespace_packages(where="data", exclude=["*__pycache__*"])
+setup(packages=find_packages(include=["kgslab*"]) + ["kgslab._files", "kgslab._solutions", "kgslab._notebooks"]
+      + [f"kgslab._files.{name}" for name in data_subfolders])
