@@ -1,11 +1,13 @@
 """LabelNoiseKFD: fit time against n with n_basis fixed must grow linearly in n (seed 003, section 4).
 
-One EM iteration costs O(n b^2 + b^3) with b = n_basis basis points, plus the
-n x b kernel to the basis: with b fixed, linear in n.  Each row times a fit
+A fit costs the n x b kernel to the basis and one product K_basis' K_basis
+(O(n b^2), formed once per fit), then O(n b + b^3) per EM iteration, with
+b = n_basis basis points: with b fixed, linear in n.  Each row times a fit
 with a fixed number of EM iterations (15, the authors' digits setting; tol=0 so
 every size runs all of them) against a peer of known linear cost measured in
 the same run: one product K_basis' K_basis of the n x b kernel to the basis
-(n b^2 flops, the dominant term of one EM iteration).  A constant
+(n b^2 flops; before issue 17 the fit formed it at every iteration, so the
+ratio was about 15, the number of iterations).  A constant
 ratio across the rows means linear growth; the note also gives the growth of
 the fit time from the previous row, t(n) / t(n / 2), which should be near 2.
 The last rows compare with the full expansion (n_basis = n, O(n^3)) that the

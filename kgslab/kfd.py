@@ -73,8 +73,9 @@ ratio, because the projected variance equals the squared Mahalanobis distance
 of the means; with mu > 0 it is the ratio the model fits along its
 discriminant.  So with a linear kernel, every point in the basis and a tiny
 mu, LabelNoiseKFD reaches the same fixed point as label_noise_em with
-shared_covariance=True; the tests check this.)  Each EM iteration costs
-O(n b^2 + b^3) for b basis points: linear in n.
+shared_covariance=True; the tests check this.)  For b basis points a fit forms
+K'K once, O(n b^2), and each EM iteration then costs O(n b + b^3)
+(`_ScatterFromMoments`): linear in n.
 """
 
 from __future__ import annotations
@@ -299,13 +300,38 @@ def fisher_direction(K_basis, posterior, mu: float):
     for c in (0, 1):
         centred = K_basis - means[c]
         scatter += (posterior[:, c, None] * centred).T @ centred         # O(n b^2)
-    difference = means[1] - means[0]
+    return _solve_direction(scatter, means[1] - means[0], mu)
+
+
+def _solve_direction(scatter, difference, mu):
+    """alpha = (N + mu I)^{-1} (M_+ - M_-)."""
     try:
         # N + mu I is positive definite whenever mu > 0: a Cholesky solve is the fast, stable route.
         return linalg.cho_solve(linalg.cho_factor(scatter + mu * np.eye(len(scatter))), difference)
     except linalg.LinAlgError:
         # mu = 0 (or mu too small for the scale) on a rank-deficient scatter: the minimum-norm solution.
         return linalg.lstsq(scatter + mu * np.eye(len(scatter)), difference, lapack_driver="gelsy")[0]
+
+
+class _ScatterFromMoments:
+    """The within-class scatter N for posteriors whose rows sum to one, at O(n b) per EM iteration.
+
+    With q_n(0) + q_n(1) = 1 for every point,
+        N = sum_y sum_n q_n(y) (k_n - M_y)(k_n - M_y)' = sum_n k_n k_n' - sum_y N_y M_y M_y',
+    so the O(n b^2) product K'K is formed once per fit instead of once per iteration.  The
+    columns are centred first (N does not change when every k_n moves by the same vector), so
+    the subtraction does not cancel the large common part of the kernel values.
+    """
+
+    def __init__(self, K_basis):
+        self.centred = K_basis - K_basis.mean(axis=0)
+        self.gram = self.centred.T @ self.centred
+
+    def direction(self, posterior, mu):
+        totals = np.maximum(posterior.sum(axis=0), 1e-12)
+        means = posterior.T @ self.centred / totals[:, None]
+        scatter = self.gram - (totals[:, None] * means).T @ means
+        return _solve_direction(scatter, means[1] - means[0], mu)
 
 
 def _projected_gaussians(z, posterior):
@@ -340,10 +366,11 @@ def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, 
     frozen = rates == 0
     observed_priors = np.bincount(y_index, minlength=2) / len(y_index)
     posterior = np.eye(2)[y_index]
+    moments = _ScatterFromMoments(K_basis)
     history = []
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        alpha = fisher_direction(K_basis, posterior, mu)               # M-step: the direction ...
+        alpha = moments.direction(posterior, mu)                       # M-step: the direction ...
         z = K_basis @ alpha
         means_1d, variance = _projected_gaussians(z, posterior)        # ... and the 1-d Gaussians
         if np.all(frozen):
@@ -354,7 +381,7 @@ def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, 
         change = float(np.max(np.abs(new_rates - rates)))
         rates = new_rates
         if change < tol:
-            alpha = fisher_direction(K_basis, posterior, mu)
+            alpha = moments.direction(posterior, mu)
             z = K_basis @ alpha
             means_1d, variance = _projected_gaussians(z, posterior)
             break

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from kgslab.data import (KFD_TOY, SKY_BLOCK_OFFSETS, SKY_PHOTOGRAPHS, digits_pair, kfd_toy_data, load_photograph,
-                         load_sky_mask, role_of_columns, sky_block_features, sky_problem)
+                         load_sky_mask, sky_block_features, sky_pixels)
 
 
 def test_toy_follows_the_paper_settings():
@@ -64,27 +64,33 @@ def test_masks_and_photographs():
         assert image.shape[:2] == mask.shape and image.shape[2] == 3 and 0 <= image.min() and image.max() <= 1
         assert (mask.mean() > 0.2) if has_sky else (mask.sum() == 0)
     # sky is in the upper part of a photograph and is bluer than the rest
-    for name in ("china", "rocket"):
+    for name in ("china", "rocket", "camera"):
         image, mask = load_photograph(name), load_sky_mask(name)
         assert mask[: mask.shape[0] // 4].mean() > 0.75 and mask[-5:].mean() < 0.05
         blueness = image[..., 2] - image[..., 0]
-        assert blueness[mask].mean() > blueness[~mask].mean()
+        if name != "camera":
+            assert blueness[mask].mean() > blueness[~mask].mean()
+    grey = load_photograph("camera")      # a grey photograph becomes three equal channels
+    assert np.array_equal(grey[..., 0], grey[..., 1]) and np.array_equal(grey[..., 0], grey[..., 2])
     with pytest.raises(ValueError, match="name must be one of"):
         load_photograph("moon")
 
 
-def test_sky_problem_roles_share_no_pixel():
-    roles = role_of_columns(160, 3, 3)
-    assert set(roles.tolist()) == {0, 1, 2} and abs(np.mean(roles == 0) - 1 / 3) < 0.01
-    problem = sky_problem(stride=4)
-    assert problem.X_train.shape[1] == 51
-    # per-image labels: all pixels of a photograph with sky say "sky", and that label is noisy
-    sky_labelled = problem.y_train_image == 1
-    assert 0.2 < 1 - problem.y_train_pixel[sky_labelled].mean() < 0.8
-    assert problem.y_train_pixel[~sky_labelled].sum() == 0
-    train_rows = {tuple(row) for row in problem.X_train.round(6)}
-    assert not any(tuple(row) in train_rows for row in problem.X_test.round(6)[problem.y_test_pixel == 1])
-    assert set(problem.test_source) == {"china (test strips)", "rocket (test strips)", "chelsea"}
+def test_sky_pixels_grids_and_labels():
+    image, mask = load_photograph("china"), load_sky_mask("china")
+    pixels = sky_pixels("china", stride=4, offset=2)
+    assert pixels.rows.min() == 2 and pixels.columns.min() == 2 and np.all(pixels.rows % 4 == 2)
+    assert np.array_equal(pixels.y_pixel, mask[pixels.rows, pixels.columns])
+    assert np.all(pixels.y_image == 1) and np.all(sky_pixels("coffee", 8).y_image == 0)
+    whole, rows, columns = sky_block_features(image, stride=1)
+    at = rows * image.shape[1] + columns
+    assert np.array_equal(pixels.X, whole[pixels.rows * image.shape[1] + pixels.columns])
+    assert len(at) == image.shape[0] * image.shape[1]
+    on_grid_0 = set(zip(*[a.tolist() for a in (sky_pixels("china", 4).rows, sky_pixels("china", 4).columns)]))
+    assert not on_grid_0 & set(zip(pixels.rows.tolist(), pixels.columns.tolist()))
+    for bad in (4, -1, 1.5, True):
+        with pytest.raises(ValueError, match="offset"):
+            sky_pixels("china", stride=4, offset=bad)
 
 
 def test_shipped_masks_equal_a_fresh_run_of_the_procedure():
@@ -95,5 +101,5 @@ def test_shipped_masks_equal_a_fresh_run_of_the_procedure():
     spec = importlib.util.spec_from_file_location("make_masks", DATA_DIR / "sky_masks" / "make_masks.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    for name in ("china", "rocket"):
+    for name in ("china", "rocket", "camera"):
         assert np.array_equal(module.make_mask(name), load_sky_mask(name))

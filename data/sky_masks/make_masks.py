@@ -9,7 +9,8 @@ the first argument (default /tmp/sky_masks_overlay.png; it is not shipped).
 The procedure (semi-automatic, written down so anyone can redo or improve it):
 
 1. a colour rule marks candidate sky pixels: blue at least as strong as red
-   by a margin, and (for the daylight photograph) bright and unsaturated;
+   by a margin, and (for the daylight photograph) bright and unsaturated; in
+   the grey photograph (camera), bright and smooth;
 2. only candidates inside a hand-set rectangle count (above the horizon or
    the ground line, read off the photograph by eye);
 3. only candidates connected to the top edge count (sky reaches the top of
@@ -35,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 RECTANGLES = {
     "china": (slice(0, 54), slice(0, 160)),     # above the far shore of the lake
     "rocket": (slice(0, 100), slice(0, 160)),   # above the lights at the foot of the pads
+    "camera": (slice(0, 46), slice(0, 128)),    # above the roofs and the lawn's far edge
 }
 
 
@@ -46,6 +48,10 @@ def colour_rule(name, image):
         return blue_sky | haze
     if name == "rocket":         # dusk sky: dark blue, blue clearly above red and green
         return (blue - red > 0.1) & (blue - green > 0.05) & (image.max(axis=2) < 0.6)
+    if name == "camera":         # grey overcast sky: bright and smooth (the 3 x 3 spread of grey is small)
+        grey = image.mean(axis=2)
+        spread = ndimage.generic_filter(grey, np.std, size=3, mode="nearest")
+        return (grey > 0.7) & (spread < 0.03)
     raise ValueError(f"no colour rule for {name!r}")
 
 

@@ -3,14 +3,17 @@
 * `kfd_toy_data`: the paper's toy problem with the settings of PAPER_FACTS.md.
 * `digits_pair`: two classes of scikit-learn's 8 x 8 digits, split into
   training and test points, with label noise induced in the training labels.
-* `load_photograph`, `load_sky_mask`, `sky_block_features`, `sky_problem`:
-  the sky problem on photographs that ship with scikit-learn and
-  scikit-image, with the kit's own pixel masks (data/sky_masks/).
+* `load_photograph`, `load_sky_mask`, `sky_block_features`, `sky_pixels`:
+  the sky problem's photographs (they ship with scikit-learn and
+  scikit-image), the kit's own pixel masks (data/sky_masks/) and the pixel
+  features.  How photographs are split into training and test sets is the
+  experiment's business: `kgslab.papers.kfd2001`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -19,7 +22,7 @@ from ._paths import DATA_DIR
 
 __all__ = [
     "KFD_TOY", "kfd_toy_data", "digits_pair", "SKY_PHOTOGRAPHS", "SKY_BLOCK_OFFSETS", "load_photograph",
-    "load_sky_mask", "sky_block_features", "SkyProblem", "sky_problem", "role_of_columns",
+    "load_sky_mask", "sky_block_features", "SkyPixels", "sky_pixels",
 ]
 
 # ---- the toy problem ----------------------------------------------------------------------------
@@ -71,6 +74,17 @@ class DigitsPair:
     flipped: np.ndarray
 
 
+@lru_cache(maxsize=1)
+def _digits():
+    """scikit-learn's digits (data, target), read once: reading the file costs more than a KFD fit."""
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    digits.data.flags.writeable = False
+    digits.target.flags.writeable = False
+    return digits.data, digits.target
+
+
 def digits_pair(first: int = 4, second: int = 9, *, noise_rate: float = 0.0, test_fraction: float = 0.4,
                 random_state=None) -> DigitsPair:
     """Two digits of scikit-learn's 8 x 8 set (about 180 images each), pixels scaled to [0, 1].
@@ -80,8 +94,6 @@ def digits_pair(first: int = 4, second: int = 9, *, noise_rate: float = 0.0, tes
     `noise_rate` (induced label noise, symmetric, as in the paper's digits
     experiment).  Labels are the digits themselves.
     """
-    from sklearn.datasets import load_digits
-
     for name, digit in (("first", first), ("second", second)):
         if isinstance(digit, bool) or not isinstance(digit, (int, np.integer)) or not 0 <= digit <= 9:
             raise ValueError(f"{name} must be a digit 0..9, got {digit!r}")
@@ -90,9 +102,9 @@ def digits_pair(first: int = 4, second: int = 9, *, noise_rate: float = 0.0, tes
     noise_rate = as_scalar(noise_rate, "noise_rate", low=0.0, high=1.0)
     test_fraction = as_scalar(test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
     rng = as_generator(random_state)
-    digits = load_digits()
-    keep = np.isin(digits.target, (first, second))
-    X, y = digits.data[keep] / 16.0, digits.target[keep]
+    images, targets = _digits()
+    keep = np.isin(targets, (first, second))
+    X, y = images[keep] / 16.0, targets[keep]
     order = rng.permutation(len(y))
     n_test = int(round(test_fraction * len(y)))
     test, train = order[:n_test], order[n_test:]
@@ -103,12 +115,16 @@ def digits_pair(first: int = 4, second: int = 9, *, noise_rate: float = 0.0, tes
 
 # ---- the sky problem ----------------------------------------------------------------------------
 
-#: The photographs the kit uses, and whether each contains sky.  Others that ship
-#: with scikit-image (coins, camera, moon...) are grey; hubble_deep_field and
-#: retina are not scenes.  Only china and rocket show sky.
+#: The photographs the kit uses, and whether each contains sky.  Every colour
+#: photograph of a scene that ships with scikit-learn or scikit-image is here,
+#: and the one grey scene with sky (camera, used as grey RGB).  Left out: the
+#: other grey images (coins, moon, page...), hubble_deep_field, retina and the
+#: microscopy images (not scenes), and stereo_motorcycle (an indoor scene whose
+#: licence scikit-image does not state).
 SKY_PHOTOGRAPHS = {
     "china": True,        # scikit-learn: a temple under a pale daylight sky
     "rocket": True,       # scikit-image: a launch pad under a dusk sky
+    "camera": True,       # scikit-image: a cameraman on a lawn, grey sky and buildings behind (grey image)
     "flower": False,      # scikit-learn
     "coffee": False,      # scikit-image
     "chelsea": False,     # scikit-image: a cat
@@ -136,7 +152,8 @@ def load_photograph(name: str) -> np.ndarray:
     else:
         import skimage.data
         image = getattr(skimage.data, name)()
-    image = np.asarray(image, dtype=float)[..., :3] / 255.0
+    image = np.asarray(image, dtype=float) / 255.0
+    image = np.repeat(image[..., None], 3, axis=2) if image.ndim == 2 else image[..., :3]   # grey -> RGB
     factor = WORKING_DOWNSAMPLE
     rows, columns = (image.shape[0] // factor) * factor, (image.shape[1] // factor) * factor
     return block_reduce(image[:rows, :columns], (factor, factor, 1), np.mean)
@@ -164,21 +181,25 @@ def load_sky_mask(name: str) -> np.ndarray:
     return mask
 
 
-def sky_block_features(image, stride: int = 1):
+def sky_block_features(image, stride: int = 1, offset: int = 0):
     """Pixel features as in the paper: the RGB values of the 17 block pixels around each centre pixel.
 
     image (h, w, 3) in [0, 1].  The image is padded by repeating its edge so
     every pixel has a block.  Centres are taken every `stride` pixels in both
     directions (stride > 1: the paper's uniform subsampling, which also makes
-    the points more nearly independent).  Returns (features (m, 51), rows, columns).
+    the points more nearly independent), starting at row and column `offset`
+    (0 <= offset < stride; grids with different offsets share no pixel).
+    Returns (features (m, 51), rows, columns).
     """
     image = as_float_array(image, "image", ndim=3)
     if image.shape[2] != 3:
         raise ValueError(f"image must have 3 colour channels, got shape {image.shape}")
     stride = as_positive_int(stride, "stride")
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or not 0 <= offset < stride:
+        raise ValueError(f"offset must be an integer in [0, stride) = [0, {stride}), got {offset!r}")
     reach = int(np.max(np.abs(SKY_BLOCK_OFFSETS)))
     padded = np.pad(image, ((reach, reach), (reach, reach), (0, 0)), mode="edge")
-    rows, columns = np.meshgrid(np.arange(0, image.shape[0], stride), np.arange(0, image.shape[1], stride),
+    rows, columns = np.meshgrid(np.arange(offset, image.shape[0], stride), np.arange(offset, image.shape[1], stride),
                                 indexing="ij")
     rows, columns = rows.ravel(), columns.ravel()
     blocks = [padded[rows + reach + dr, columns + reach + dc] for dr, dc in SKY_BLOCK_OFFSETS]
@@ -186,79 +207,29 @@ def sky_block_features(image, stride: int = 1):
 
 
 @dataclass
-class SkyProblem:
-    """Features and labels of the sky task (features: `sky_block_features`, one row per sampled pixel).
+class SkyPixels:
+    """The sampled pixels of one photograph: features, the photograph's label and the true pixel labels.
 
-    y_train_image: the per-image labels (1 = "the photograph contains sky"), the
-    paper's cheap, noisy labels for pixels; y_*_pixel: the true pixel labels from
-    the kit's masks (1 = sky).  *_source: the photograph (and strip) each row came from.
+    y_image: the per-image label (1 = "the photograph contains sky"), the paper's
+    cheap, noisy label for every pixel of it; y_pixel: the true pixel label from
+    the kit's mask (1 = sky).
     """
 
-    X_train: np.ndarray
-    y_train_image: np.ndarray
-    y_train_pixel: np.ndarray
-    X_validation: np.ndarray
-    y_validation_pixel: np.ndarray
-    X_test: np.ndarray
-    y_test_pixel: np.ndarray
-    train_source: np.ndarray
-    validation_source: np.ndarray
-    test_source: np.ndarray
+    X: np.ndarray
+    y_image: np.ndarray
+    y_pixel: np.ndarray
+    rows: np.ndarray
+    columns: np.ndarray
 
 
-def role_of_columns(width: int, n_roles: int, strips_per_role: int = 3) -> np.ndarray:
-    """Which role (0 .. n_roles-1) each column of a photograph plays when it is shared between roles.
+def sky_pixels(name: str, stride: int = 1, offset: int = 0) -> SkyPixels:
+    """`sky_block_features` of photograph `name` on the grid offset + stride * (i, j), with both labels.
 
-    The columns are cut into n_roles * strips_per_role vertical strips of (nearly)
-    equal width and the strips are dealt to the roles in turn (0, 1, 2, 0, 1, 2, ...),
-    so every role sees every part of the photograph (the left of china is a deeper
-    blue than its hazy right).
+    Two grids with different offsets (0 <= offset < stride) share no pixel, so one
+    photograph can give training pixels and labelled validation pixels.
     """
-    edges = np.linspace(0, width, n_roles * strips_per_role + 1).astype(int)
-    strip_of_column = np.searchsorted(edges, np.arange(width), side="right") - 1
-    return strip_of_column % n_roles
-
-
-def sky_problem(train=("china", "rocket", "flower", "coffee"), validation=("china", "rocket", "astronaut"),
-                test=("china", "rocket", "chelsea"), stride: int = 3, strips_per_role: int = 3) -> SkyProblem:
-    """The sky task: training pixels labelled by image, validation and test pixels by the masks.
-
-    Only two photographs that ship with the kit's dependencies show sky, so a
-    photograph named in more than one role is shared: its columns are cut into
-    vertical strips dealt to the roles in turn (`role_of_columns`), and no pixel
-    is used twice.  Features are `sky_block_features` of the whole photograph,
-    every `stride` pixels, so strips have no artificial seams (a block near a
-    strip's edge sees up to 4 pixels of its neighbour, the price of sharing).
-    """
-    roles = {"train": tuple(train), "validation": tuple(validation), "test": tuple(test)}
-    for role, names in roles.items():
-        for name in names:
-            if name not in SKY_PHOTOGRAPHS:
-                raise ValueError(f"{role} names must be among {sorted(SKY_PHOTOGRAPHS)}, got {name!r}")
-    stride = as_positive_int(stride, "stride")
-    strips_per_role = as_positive_int(strips_per_role, "strips_per_role")
-
-    def pieces(role):
-        features, image_labels, pixel_labels, sources = [], [], [], []
-        for name in roles[role]:
-            image, mask = load_photograph(name), load_sky_mask(name)
-            X, rows, columns = sky_block_features(image, stride)
-            used_in = [other for other, names in roles.items() if name in names]
-            label = name
-            if len(used_in) > 1:
-                column_role = role_of_columns(image.shape[1], len(used_in), strips_per_role)
-                keep = column_role[columns] == used_in.index(role)
-                X, rows, columns = X[keep], rows[keep], columns[keep]
-                label = f"{name} ({role} strips)"
-            features.append(X)
-            image_labels.append(np.full(len(X), int(SKY_PHOTOGRAPHS[name])))
-            pixel_labels.append(mask[rows, columns].astype(int))
-            sources.append(np.full(len(X), label, dtype=object))
-        return (np.vstack(features), np.concatenate(image_labels), np.concatenate(pixel_labels),
-                np.concatenate(sources))
-
-    X_train, y_train_image, y_train_pixel, train_source = pieces("train")
-    X_validation, _, y_validation_pixel, validation_source = pieces("validation")
-    X_test, _, y_test_pixel, test_source = pieces("test")
-    return SkyProblem(X_train, y_train_image, y_train_pixel, X_validation, y_validation_pixel, X_test,
-                      y_test_pixel, train_source, validation_source, test_source)
+    if name not in SKY_PHOTOGRAPHS:
+        raise ValueError(f"name must be one of {sorted(SKY_PHOTOGRAPHS)}, got {name!r}")
+    image, mask = load_photograph(name), load_sky_mask(name)
+    X, rows, columns = sky_block_features(image, stride, offset)
+    return SkyPixels(X, np.full(len(X), int(SKY_PHOTOGRAPHS[name])), mask[rows, columns].astype(int), rows, columns)

@@ -1,0 +1,88 @@
+"""kgslab.papers.kfd2001 (notebook 10's experiments) and the checks behind what the notebook says about them."""
+
+import numpy as np
+import pytest
+from scipy import optimize
+from scipy.stats import multivariate_normal
+
+from kgslab import data
+from kgslab.kfd import _ScatterFromMoments, fisher_direction, label_noise_em
+from kgslab.papers import kfd2001 as paper
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_scatter_from_moments_equals_the_explicit_fisher_direction(offset):
+    """EM's O(n b) scatter (K'K once) against the textbook sum over points, on large kernel values too."""
+    rng = np.random.default_rng(0)
+    K_basis = rng.standard_normal((300, 20)) + offset
+    posterior = rng.dirichlet([1.0, 1.0], size=300)          # rows sum to one, as EM's do
+    for mu in (1e-6, 1.0):
+        fast = _ScatterFromMoments(K_basis).direction(posterior, mu)
+        explicit = fisher_direction(K_basis, posterior, mu)
+        assert np.allclose(fast, explicit, rtol=1e-7, atol=1e-9 * np.abs(explicit).max())
+
+
+def _negative_log_likelihood(theta, X, y_index):
+    """-ln p(X | Yhat) of the label-noise model with free Gaussians: the quantity EM maximises."""
+    means = theta[:4].reshape(2, 2)
+    covariances = []
+    for c in (0, 1):
+        a, b, d = theta[4 + 3 * c: 7 + 3 * c]
+        factor = np.array([[np.exp(a), 0.0], [b, np.exp(d)]])
+        covariances.append(factor @ factor.T)
+    rates = 1 / (1 + np.exp(-theta[10:12]))
+    log_density = np.column_stack([multivariate_normal.logpdf(X, means[c], covariances[c]) for c in (0, 1)])
+    table = np.where(y_index[:, None] == np.arange(2), 1 - rates[y_index][:, None], rates[y_index][:, None])
+    return -np.sum(np.logaddexp(*(log_density + np.log(table)).T))
+
+
+def test_em_reaches_the_maximum_likelihood_found_by_a_general_optimiser():
+    """EM's fixed point on the toy is the maximum of the likelihood (brute force: BFGS from several starts).
+
+    So the flip rates in notebook 10's Table 1 are maximum-likelihood estimates; a deviation from the
+    population value is the sample's (and the MLE's finite-N spread), not a bug of the EM updates.
+    """
+    X, y, _ = data.kfd_toy_data(300, random_state=3)
+    y_index = (y == 2).astype(int)
+    fit = label_noise_em(X, y, initial_flip_rates=(0.3, 0.3), tol=1e-12, max_iter=5000)
+    best = None
+    rng = np.random.default_rng(1)
+    for start in range(4):
+        theta = np.concatenate([fit.means.ravel() + rng.normal(0, 0.5, 4),
+                                [np.log(3.0), 0.0, np.log(3.0)] * 2,
+                                rng.normal(-1.0, 0.5, 2)])
+        found = optimize.minimize(_negative_log_likelihood, theta, args=(X, y_index), method="BFGS",
+                                  options={"gtol": 1e-7, "maxiter": 5000})
+        if best is None or found.fun < best.fun:
+            best = found
+    assert -best.fun <= fit.log_likelihood[-1] + 1e-4          # nobody beats EM's likelihood ...
+    rates = 1 / (1 + np.exp(-best.x[10:12]))
+    assert np.allclose(rates, fit.flip_rates, atol=2e-3)         # ... and the maximiser is EM's point
+
+
+def test_toy_table_sample_statistics_and_shapes():
+    truth, estimates, samples = paper.toy_table(sizes=(300,), n_repeats=3, random_state=0)
+    assert truth.shape == (15,) and estimates[300].shape == samples[300].shape == (3, 15)
+    assert np.isclose(truth[paper.TOY_STATISTICS.index("gamma_2")], 0.5)
+    # a sample's own gamma_2 is the share of labelled-2 points that are class 1
+    X, y, y_true = data.kfd_toy_data(300, random_state=np.random.default_rng(0))
+    assert np.isclose(samples[300][0, paper.TOY_STATISTICS.index("gamma_2")], np.mean(y_true[y == 2] == 1))
+
+
+def test_sky_splits_hold_whole_photographs_out():
+    pairs = paper.sky_test_pairs()
+    assert len(pairs) == 12 and all(data.SKY_PHOTOGRAPHS[a] and not data.SKY_PHOTOGRAPHS[b] for a, b in pairs)
+    grids = paper.sky_grids(stride=8)
+    split = paper.sky_split(("rocket", "chelsea"), grids)
+    assert "rocket" not in split["train"] and "chelsea" not in split["train"] and len(split["train"]) == 5
+    train_rows = {tuple(row) for row in split["X_train"].round(9)}
+    assert not any(tuple(row) in train_rows for row in split["X_test"].round(9))
+    validation = paper._validation_pair(split["train"])
+    assert set(validation) <= set(split["train"]) and data.SKY_PHOTOGRAPHS[validation[0]]
+    with pytest.raises(ValueError, match="photographs among"):
+        paper.sky_split(("moon",), grids)
+
+
+def test_load_result_names_the_missing_file():
+    with pytest.raises(FileNotFoundError, match="python -m kgslab.papers.kfd2001"):
+        paper.load_result("no_such_result.json")
