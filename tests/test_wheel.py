@@ -90,7 +90,7 @@ PROBE = textwrap.dedent('''
     kernels = data.load_kernels()
     thyroid, heart = data.load_thyroid(), data.load_heart()
     pair = data.digits_pair(4, 9, noise_rate=0.2, random_state=0)
-    sky = data.sky_problem(stride=6)
+    sky = data.sky_pixels("china", stride=6)
     out = {
         "kgslab": kgslab.__file__, "prefix": sys.prefix,
         "folders": {name: str(kit_folder(name)) for name in ("data", "solutions", "notebooks")},
@@ -103,7 +103,7 @@ PROBE = textwrap.dedent('''
         "digits": [digest(pair.X_train), digest(pair.y_train)],
         "photographs": {name: digest(data.load_photograph(name)) for name in data.SKY_PHOTOGRAPHS},
         "masks": {name: digest(data.load_sky_mask(name)) for name in data.SKY_PHOTOGRAPHS},
-        "sky": [digest(sky.X_train), digest(sky.y_train_pixel)],
+        "sky": [digest(sky.X), digest(sky.y_pixel)],
         "generated": [digest(data.sinc_data(20, random_state=1)[1]), digest(data.linear_data(20, random_state=1)[1]),
                       digest(data.xor_data(20, random_state=1)[0]), digest(data.separable_data(20, random_state=1)[0]),
                       digest(data.sphere_data(20, random_state=1)[0]), digest(data.kgs_76_points()[0]),
@@ -122,6 +122,7 @@ def test_the_wheel_holds_the_data_the_notebooks_and_the_licence(installed):
     names = zipfile.ZipFile(installed[3]).namelist()
     for expected in ("kgslab/_files/Ks.mat", "kgslab/_files/docs.mat", "kgslab/_files/thyroid.csv",
                      "kgslab/_files/heart.csv", "kgslab/_files/README.md", "kgslab/_files/sky_masks/china.png",
+                     "kgslab/_files/results/kfd2001_toy_5000.json",
                      "kgslab/_files/constitution/english.txt", "kgslab/_files/results/_wheel_probe.json",
                      "kgslab/_files/results/probe/_wheel_probe.csv"):
         assert expected in names, f"the wheel lacks {expected}"
@@ -153,8 +154,8 @@ def test_every_loader_works_from_the_installed_wheel(installed):
     assert found["digits"] == [_digest(pair.X_train), _digest(pair.y_train)]
     assert found["photographs"] == {name: _digest(data.load_photograph(name)) for name in data.SKY_PHOTOGRAPHS}
     assert found["masks"] == {name: _digest(data.load_sky_mask(name)) for name in data.SKY_PHOTOGRAPHS}
-    sky = data.sky_problem(stride=6)
-    assert found["sky"] == [_digest(sky.X_train), _digest(sky.y_train_pixel)]
+    sky = data.sky_pixels("china", stride=6)
+    assert found["sky"] == [_digest(sky.X), _digest(sky.y_pixel)]
     assert len(set(found["generated"])) == 7
 
     assert found["result_json"] == PROBE_JSON
