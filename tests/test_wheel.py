@@ -76,12 +76,21 @@ def _digest(array) -> str:
 
 # Run inside the fresh environment: every loader of kgslab.data, and what it reads, as digests.
 PROBE = textwrap.dedent('''
-    import hashlib, json, sys
+    import hashlib, importlib, json, sys
     from pathlib import Path
     import numpy as np
     import kgslab
     from kgslab import data, release
     from kgslab._resources import kit_folder
+
+    package = Path(kgslab.__file__).parent
+    imported = []
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        if parts[1] in ("_files", "_solutions", "_notebooks") or parts[-1] == "__main__":
+            continue
+        importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        imported.append("/".join(parts))
 
     def digest(array):
         return hashlib.sha256(np.ascontiguousarray(np.asarray(array, dtype=float)).tobytes()).hexdigest()[:16]
@@ -111,6 +120,8 @@ PROBE = textwrap.dedent('''
         "result_json": data.load_result("_wheel_probe.json"),
         "result_csv": {k: v.tolist() for k, v in data.load_result("probe/_wheel_probe.csv").items()},
         "release_check": release.check(),
+        "imported": imported,
+        "kfd2001_result": sorted(importlib.import_module("kgslab.papers.kfd2001").load_result("kfd2001_toy_5000.json")),
     }
     print(json.dumps(out))
 ''')
@@ -130,6 +141,9 @@ def test_the_wheel_holds_the_data_the_notebooks_and_the_licence(installed):
     assert sum(name.startswith("kgslab/_solutions/") and name.endswith(".ipynb") for name in names) == 10
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
+    # Every module of the package, also in a subfolder without __init__.py (kgslab/papers/).
+    modules = {path.relative_to(ROOT).as_posix() for path in (ROOT / "kgslab").rglob("*.py")}
+    assert modules - set(names) == set(), f"modules missing from the wheel: {sorted(modules - set(names))}"
 
 
 def test_every_loader_works_from_the_installed_wheel(installed):
@@ -158,6 +172,10 @@ def test_every_loader_works_from_the_installed_wheel(installed):
     assert found["sky"] == [_digest(sky.X), _digest(sky.y_pixel)]
     assert len(set(found["generated"])) == 7
 
+    # Every module imports from the wheel, including those in subfolders without __init__.py.
+    assert set(found["imported"]) >= {"kgslab/papers/kfd2001", "kgslab/notebooks", "kgslab/data/results",
+                                      "kgslab/check/__init__", "kgslab/widgets/__init__"}
+    assert found["kfd2001_result"], "kgslab.papers.kfd2001 cannot read its committed result from the wheel"
     assert found["result_json"] == PROBE_JSON
     assert found["result_csv"] == {"q": [0.02, 0.04], "error": [0.058, 0.059]}
     assert found["release_check"] == [], "the wheel's student notebooks are not a fresh release of its solutions"
