@@ -8,7 +8,7 @@ complexity O(n l (l + m)) implies costs two (l + m) x l products per bounce.  Ro
 * incremental bounce vs a bounce that recomputes the projections (the paper's cost).
 
 Bounces per second are in the note.  The ball runs as `billiard_probabilities` runs it, with direction
-refreshes at the default rate (one per max(50, l) bounces on average), so their amortised cost is included.  RBF kernel on random points in R^5; the ball starts at the
+refreshes at the default rate (one per max(10, l) bounces on average), so their amortised cost is included.  RBF kernel on random points in R^5; the ball starts at the
 interpolant K^-1 y (margins all 1) so the set-up does not dominate the run.  BLAS is limited to one thread
 for every timing, so the matvec is not distorted by thread start-up on a busy shared machine, and bounces
 and matvecs are timed in alternation, in batches of about the same length, so load hits both alike.
@@ -63,7 +63,7 @@ def _rows(quick):
     for n_train, n_test in sizes:
         K, y, K_test, start = _problem(n_train, n_test)
         ball = KernelBilliard(K, y, K_test, start=start, random_state=0)
-        ball.warm_up(100, refresh_every=max(50, n_train))   # as billiard_probabilities: refreshes included
+        ball.warm_up(100, refresh_every=max(10, n_train))   # as billiard_probabilities: refreshes included
         vector = np.random.default_rng(1).standard_normal(n_train)
         # matvec batches as long as a batch of bounces, timed in alternation with them (see harness)
         guess = best_time(lambda: ball.run(n_bounces // 10), 1) / (n_bounces // 10)

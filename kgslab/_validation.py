@@ -101,12 +101,21 @@ def as_gram(value, name: str = "K", *, psd: bool = True, rtol: float = 1e-8) -> 
             f"(relative {asymmetry / scale:.3g})"
         )
     if psd:
-        smallest = float(np.linalg.eigvalsh((gram + gram.T) / 2)[0])
-        if smallest < -rtol * scale * gram.shape[0]:
-            raise ValueError(
-                f"{name} must be positive semi-definite, but its smallest eigenvalue is {smallest:.3g}"
-            )
+        require_psd(float(np.linalg.eigvalsh((gram + gram.T) / 2)[0]), gram, name, rtol=rtol)
     return gram
+
+
+def require_psd(smallest: float, gram: np.ndarray, name: str = "K", *, rtol: float = 1e-8, note: str = "") -> None:
+    """The kit's one rule for positive semi-definiteness, given the smallest eigenvalue of `gram`.
+
+    Rounding leaves eigenvalues of order -eps * n * max|K| where the true ones are 0, so an eigenvalue is
+    only called negative below -rtol * max|K| * n.  Raises a ValueError naming the matrix and the value.
+    """
+    scale = max(float(np.max(np.abs(gram))), 1e-300)
+    if smallest < -rtol * scale * gram.shape[0]:
+        raise ValueError(
+            f"{name} must be positive semi-definite, but its smallest eigenvalue is {smallest:.3g}{note}"
+        )
 
 
 def as_cross_kernel(value, n_train: int, name: str = "K_test") -> np.ndarray:

@@ -34,7 +34,7 @@ is a rotation in the (w, v) plane, so (a, b) <- (cos t a + sin t b, -sin t a + c
 subtracts a multiple of column c of the kernel.  A bounce costs O(l + m) instead of the O(l (l + m)) of
 recomputing K alpha, and the paper's total O(n l (l + m)) becomes O(n (l + m)) plus the set-up (one
 eigendecomposition of K and the hard-margin start).  A direction refresh (below) costs O(l (l + m)) but comes
-on average only once per max(50, l) bounces, so the amortised cost of a bounce stays O(l + m).
+on average only once per max(10, l) bounces, so the amortised cost of a bounce stays O(l + m).
 
 Where the kit departs from the paper
 ------------------------------------
@@ -60,24 +60,22 @@ Test points have no private feature, so the cross-kernel is used as given.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg.blas import daxpy, drot
-from scipy.optimize import nnls
-from threadpoolctl import threadpool_limits
+
+from sklearn.utils.validation import check_is_fitted
 
 from ._estimator import KernelClassifier
-from ._validation import (as_cross_kernel, as_generator, as_gram, as_pm1_labels, as_positive_int,
-                          as_scalar, as_vector)
+from ._validation import as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_scalar, as_vector
+from .diagnostics import check_targets, run_until_converged, summarise
+from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent,
+                           start_in_version_space)
 
 __all__ = ["hoeffding_bounces", "hoeffding_epsilon", "version_space_start", "flight_times", "billiard_bounce",
-           "KernelBilliard", "billiard_probabilities", "transductive_confidence", "BayesianTransduction",
-           "spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_curve", "compare_with_svm",
-           "match_theta_max", "figure2_curves"]
+           "KernelBilliard", "BilliardRun", "billiard_run", "billiard_probabilities", "transductive_confidence", "BayesianTransduction"]
 
-# Eigen-directions of K below this fraction of the largest eigenvalue are treated as numerical noise:
-# a random direction along them would carry huge coefficients and only rounding error.
-SPAN_RTOL = 1e-10
 
 
 def hoeffding_bounces(epsilon: float = 0.05, eta: float = 0.01) -> int:
@@ -97,20 +95,6 @@ def hoeffding_epsilon(n_bounces, eta: float = 0.01):
     return np.sqrt(np.log(1.0 / eta) / (2.0 * np.asarray(n_bounces, dtype=float)))
 
 
-def _check_gram_and_span(K, lam):
-    """Return (training Gram K + lam I, eigenvalues kept, eigenvectors kept) after the PSD check."""
-    gram = as_gram(K, "K", psd=False)
-    gram = gram + lam * np.eye(gram.shape[0]) if lam > 0 else gram.copy()
-    eigenvalues, eigenvectors = np.linalg.eigh((gram + gram.T) / 2)
-    scale = max(float(np.max(np.abs(gram))), 1e-300)
-    if eigenvalues[0] < -1e-8 * scale * gram.shape[0]:
-        raise ValueError(
-            f"K must be positive semi-definite, but its smallest eigenvalue is {eigenvalues[0]:.3g}"
-            + (f" (after adding lam = {lam:g})" if lam > 0 else ""))
-    keep = eigenvalues > SPAN_RTOL * max(eigenvalues[-1], 1e-300)
-    return gram, eigenvalues[keep], eigenvectors[:, keep]
-
-
 def flight_times(margins, slopes):
     """Flight time (arc length on the sphere) from w along direction v to every wall (step 2).
 
@@ -122,8 +106,7 @@ def flight_times(margins, slopes):
     (below pi/2 when the ball moves towards the wall, above when it moves away).  The paper's
     tau_j = -<w, phi_j> / <v, phi_j> is tan t_j for the straight line w + tau v.
     """
-    margins = np.asarray(margins, dtype=float)
-    return np.arctan2(np.maximum(margins, 0.0), -np.asarray(slopes, dtype=float))
+    return crossing_angle(np.maximum(np.asarray(margins, dtype=float), 0.0), np.asarray(slopes, dtype=float))
 
 
 def billiard_bounce(alpha, beta, K, y, last_wall=-1):
@@ -150,39 +133,19 @@ def billiard_bounce(alpha, beta, K, y, last_wall=-1):
 def version_space_start(K, y, *, lam: float = 0.0) -> np.ndarray:
     """A point inside version space: the hard-margin perceptron without bias, returned as unit-norm alpha.
 
-    In the orthonormal coordinates c of the span of the training points (K = U S U', phi_i has coordinates
-    row i of Z = U sqrt(S)), the hard-margin problem is
-
-        min ||c||^2   subject to   y_i (Z c)_i >= 1  for every i,
-
-    a least-distance programme.  Lawson and Hanson's reduction solves it by one non-negative least-squares
-    problem, min_u ||E u - f|| with u >= 0, E = [ (y * Z)' ; 1' ], f = (0, ..., 0, 1): the constraints are
-    infeasible (no version space) exactly when the residual r = E u - f is zero; otherwise c = -r[:-1] / r[-1].
-    Then alpha = U (c / sqrt(s)), and y_i (K alpha)_i >= 1.  No version space raises a ValueError that
-    suggests the soft version lam > 0.
+    The maximum-margin hyperplane of `kgslab.versionspace.max_margin` in the coordinates of the span of the
+    training points, mapped back to alpha; y_i (K alpha)_i > 0 for every i.  No version space raises a
+    ValueError that suggests the soft version lam > 0.
     """
-    lam = as_scalar(lam, "lam", low=0.0)
-    gram, span_values, span_vectors = _check_gram_and_span(K, lam)
-    y = as_pm1_labels(y, "y", length=gram.shape[0])
-    return _start_in_span(gram, y, span_values, span_vectors, lam)
+    span = kernel_span(K, lam=lam)
+    y = as_pm1_labels(y, "y", length=span.gram.shape[0])
+    return span.to_alpha @ start_in_version_space(span.features, y, _no_version_space_hint(lam))
 
 
-def _start_in_span(gram, y, span_values, span_vectors, lam):
-    coordinates = span_vectors * np.sqrt(span_values)              # Z: row i holds phi(x_i)
-    system = np.vstack([(y[:, None] * coordinates).T, np.ones(len(y))])
-    target = np.zeros(system.shape[0])
-    target[-1] = 1.0
-    weights, _ = nnls(system, target, maxiter=50 * system.shape[1])
-    residual = system @ weights - target
-    if np.linalg.norm(residual) > 1e-9 and residual[-1] < 0:
-        c = -residual[:-1] / residual[-1]
-        alpha = span_vectors @ (c / np.sqrt(span_values))
-        if np.min(y * (gram @ alpha)) > 0:
-            return alpha / math.sqrt(alpha @ gram @ alpha)
-    hint = "increase lam" if lam > 0 else "use the soft version lam > 0 (K + lam I)"
-    raise ValueError(
-        "No version space: no perceptron w = sum_i alpha_i phi(x_i) classifies every training point "
-        f"correctly (K with lam = {lam:g} cannot separate these labels); {hint}, or a kernel of higher capacity.")
+def _no_version_space_hint(lam):
+    if lam > 0:
+        return f"increase lam (now {lam:g}), or use a kernel of higher capacity"
+    return "use the soft version lam > 0 (K + lam I), or a kernel of higher capacity"
 
 
 class KernelBilliard:
@@ -212,9 +175,11 @@ class KernelBilliard:
     few_flips = 8            # up to this many test points flipped in one flight are credited with plain floats
 
     def __init__(self, K, y, K_test=None, *, lam: float = 0.0, start=None, refresh_rate: float = 0.0,
-                 random_state=None):
+                 random_state=None, span=None):
         self.lam = as_scalar(lam, "lam", low=0.0)
-        self.gram, span_values, span_vectors = _check_gram_and_span(K, self.lam)
+        # `span`: the eigendecomposition of K + lam I when the caller has it already (several trajectories)
+        self._span = kernel_span(K, lam=self.lam) if span is None else span
+        self.gram = self._span.gram
         l = self.gram.shape[0]
         self.y = as_pm1_labels(y, "y", length=l)
         K_test = np.zeros((0, l)) if K_test is None else as_cross_kernel(K_test, l, "K_test")
@@ -229,18 +194,11 @@ class KernelBilliard:
         # because arithmetic on numpy scalars costs more than the rest of a bounce's bookkeeping.
         self._reflection_factor = (2.0 * self.y / self.diagonal).tolist()
         self.rng = as_generator(random_state)
-        self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0)
-        # Isotropic directions in the span: beta = K^{+1/2} g with g standard normal gives v = sum_i beta_i
-        # phi(x_i) with covariance K^{+1/2} K K^{+1/2} = the identity on the span.  The symmetric square root
-        # U S^{-1/2} U' does not depend on the signs LAPACK picks for the eigenvectors, so a seed's directions
-        # do not hinge on them (rounding still differs between machines, and a long trajectory amplifies it).
-        # The training projections are K beta = U S^{1/2} U' g.
-        self._span_rank = len(span_values)
-        self._span_coefficients = (span_vectors / np.sqrt(span_values)) @ span_vectors.T
-        self._span_projections = (span_vectors * np.sqrt(span_values)) @ span_vectors.T
-
+        # a refresh costs O(l (l + m)); more than one per 1e-4 of arc length would be a run without end
+        self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0, high=1e4)
         if start is None:
-            start = _start_in_span(self.gram, self.y, span_values, span_vectors, self.lam)
+            start = self._span.to_alpha @ start_in_version_space(self._span.features, self.y,
+                                                                _no_version_space_hint(self.lam))
         start = as_vector(start, "start", length=l, length_of="K")
         self._train = np.zeros((2, 2 * l))
         self._test = np.zeros((2, self.n_test))
@@ -319,19 +277,20 @@ class KernelBilliard:
 
     def _new_direction(self):
         """A direction isotropic in the span of the training points, tangent to the sphere at w."""
-        self._can_move = self._span_rank >= 2
+        self._can_move = self._span.rank >= 2
         if not self._can_move:
             self._direction[:] = 0.0     # rank K = 1: version space is a single point; the ball stays put
             self._test_direction[:] = 0.0
             return
-        for _attempt in range(20):
-            gaussian = self.rng.standard_normal(self.n_train)
-            self.beta[:] = self._span_coefficients @ gaussian
-            self._slopes[:] = self.y * (self._span_projections @ gaussian)
-            self._test_direction[:] = self.cross @ self.beta
-            if self._renormalise_direction():
-                return
-        raise RuntimeError("could not draw a direction tangent to the sphere")  # pragma: no cover
+        # Isotropic in the span: a random tangent in the coordinates of the span, mapped back to beta.
+        features = self._span.features
+        position = features.T @ self.alpha                    # coordinates of w
+        tangent = random_tangent(position / np.linalg.norm(position), self.rng)
+        self.beta[:] = self._span.to_alpha @ tangent
+        self._slopes[:] = self.y * (features @ tangent)
+        self._test_direction[:] = self.cross @ self.beta
+        if not self._renormalise_direction():
+            raise RuntimeError("could not draw a direction tangent to the sphere")  # pragma: no cover
 
     # ---- one flight, one bounce ----------------------------------------------------------------------
     def wall_times(self):
@@ -353,7 +312,7 @@ class KernelBilliard:
         if self.last_wall >= 0:
             keys[self.last_wall] = math.inf
         wall = int(keys.argmin())
-        return wall, math.atan2(max(float(self._margins[wall]), 0.0), -float(self._slopes[wall]))
+        return wall, crossing_angle_scalar(max(float(self._margins[wall]), 0.0), float(self._slopes[wall]))
 
     def _fly(self, arc):
         """Move along the great circle w(t) = cos t w + sin t v by `arc`, crediting the test points.
@@ -396,12 +355,12 @@ class KernelBilliard:
             for j in flipped.tolist():
                 a, b = float(position[j]), float(direction[j])
                 side = 1.0 if a > 0 else -1.0
-                self._plus_signed[j] -= side * (end - min(math.atan2(side * a, side * b), arc))
+                self._plus_signed[j] -= side * (end - min(crossing_angle_scalar(side * a, -side * b), arc))
                 self._positive[j] = a > 0
             return
         a, b = self._test[:, flipped]
         side = np.where(a > 0, 1.0, -1.0)
-        crossing = end - np.minimum(np.arctan2(side * a, side * b), arc)
+        crossing = end - np.minimum(crossing_angle(side * a, -side * b), arc)
         self._plus_signed[flipped] -= side * crossing
         self._positive[flipped] = side > 0
 
@@ -497,32 +456,118 @@ class KernelBilliard:
         return np.where(self._orthogonal, 0.5, p_plus)
 
 
-def billiard_probabilities(K, y, K_test, n_bounces: int = 1000, *, lam: float = 0.0, epsilon=None,
+MAX_BOUNCES = 10_000_000   # per trajectory: beyond this a run takes hours; refuse rather than hang
+
+
+class BilliardRun(NamedTuple):
+    """p+ of every test point from several trajectories, with its convergence diagnostics (per test point)."""
+
+    p_plus: np.ndarray      # pooled over the trajectories: flight on the + side / all flight
+    rhat: np.ndarray        # split, rank-normalised R-hat of the batch fractions
+    ess: np.ndarray         # effective number of batches
+    mc_error: np.ndarray    # Monte Carlo standard error of p+
+    n_bounces: int          # bounces per trajectory (after the burn-in)
+    converged: bool
+
+
+def _batches(balls, n_batches, batch, record):
+    """Run every ball `n_batches` batches of `batch` bounces; append each batch's fraction of flight on + to record."""
+    for chain, ball in enumerate(balls):
+        for _ in range(n_batches):
+            plus_before, arc_before = ball.time_plus, ball.arc_length
+            ball.run(batch)
+            arc = ball.arc_length - arc_before
+            record[chain].append((ball.time_plus - plus_before) / arc if arc > 0 else ball.p_plus)
+
+
+def billiard_run(K, y, K_test, n_bounces="auto", *, n_chains: int = 4, lam: float = 0.0, epsilon=None,
+                 eta: float = 0.01, burn_in: int = 100, refresh_every=None, target_error: float = 0.01,
+                 target_rhat: float = 1.01, max_bounces: int = 200_000, random_state=None,
+                 start=None) -> BilliardRun:
+    """p+ for every test point from `n_chains` independent trajectories, with R-hat, ESS and MC error.
+
+    Each trajectory starts at the maximum-margin point (or `start`), bounces `burn_in` times uncounted (which
+    also sets its refresh clock), then flies in batches of bounces; the flight fraction on the + side of each
+    batch is one draw for the diagnostics (`kgslab.diagnostics`).  n_bounces per trajectory: an integer, or
+    "auto" (run until every p+ has MC error < target_error and R-hat < target_rhat, at most max_bounces per
+    trajectory, with a ConvergenceWarning at the cap), or Hoeffding's n of eq. (8) when `epsilon` is given.
+    """
+    lam = as_scalar(lam, "lam", low=0.0)
+    n_chains = as_positive_int(n_chains, "n_chains")
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    target_error, target_rhat, max_bounces = check_targets(target_error, target_rhat, max_bounces, "max_bounces")
+    if epsilon is not None:
+        n_bounces = hoeffding_bounces(epsilon, eta)
+    auto = isinstance(n_bounces, str) and n_bounces == "auto"
+    if not auto:
+        if isinstance(n_bounces, str):
+            raise ValueError(f"n_bounces must be a positive integer or 'auto', got {n_bounces!r}")
+        n_bounces = as_positive_int(n_bounces, "n_bounces", minimum=1)
+    limit = max_bounces if auto else n_bounces
+    if limit > MAX_BOUNCES:
+        raise ValueError(f"{'max_bounces' if auto else 'n_bounces'} must be at most {MAX_BOUNCES} per trajectory "
+                         f"(got {limit}{'' if epsilon is None else f' from epsilon = {epsilon}'}): a run that long "
+                         "takes hours")
+    span = kernel_span(K, lam=lam)
+    rng = as_generator(random_state)
+    balls = [KernelBilliard(K, y, K_test, lam=lam, start=start, random_state=child, span=span)
+             for child in rng.spawn(n_chains)]
+    if refresh_every is None:
+        refresh_every = max(10, span.gram.shape[0])
+    refresh_every = as_scalar(refresh_every, "refresh_every", low=1.0)
+    for ball in balls:
+        ball.warm_up(burn_in, refresh_every)
+    record = [[] for _ in balls]
+
+    def draws():
+        return np.array(record).reshape(n_chains, -1, len(balls[0].p_plus))   # (chains, batches, n_test)
+
+    if auto:
+        batch = 100
+
+        def extend(n):
+            _batches(balls, n, batch, record)
+            return draws()
+
+        result = run_until_converged(extend, first=20, max_draws=max(20, max_bounces // batch),
+                                     target_error=target_error, target_rhat=target_rhat,
+                                     what="the billiard (n_bounces='auto')")
+        n_done = result.n_draws * batch
+    else:
+        n_batches = min(n_bounces, max(4, min(100, n_bounces // 20)))
+        _batches(balls, n_batches - 1, n_bounces // n_batches, record)
+        _batches(balls, 1, n_bounces - (n_batches - 1) * (n_bounces // n_batches), record)
+        result = summarise(draws(), target_error, target_rhat) if n_batches >= 4 else None
+        n_done = n_bounces
+    time_plus = np.sum([ball.time_plus for ball in balls], axis=0)
+    total = sum(ball.arc_length - ball._counted_from for ball in balls)
+    p_plus = time_plus / total if total > 0 else np.mean([ball.p_plus for ball in balls], axis=0)
+    p_plus = np.where(balls[0]._orthogonal, 0.5, p_plus)
+    nan = np.full(p_plus.shape, np.nan)
+    return BilliardRun(p_plus=p_plus, rhat=nan if result is None else result.rhat,
+                       ess=nan if result is None else result.ess,
+                       mc_error=nan if result is None else result.mc_error, n_bounces=n_done,
+                       converged=bool(result is not None and result.converged))
+
+
+def billiard_probabilities(K, y, K_test, n_bounces="auto", *, n_chains: int = 4, lam: float = 0.0, epsilon=None,
                            eta: float = 0.01, burn_in: int = 100, refresh_every=None, random_state=None,
-                           start=None) -> np.ndarray:
+                           start=None, **targets) -> np.ndarray:
     """p+ for every test point: the fraction of flight length spent where sign <w, phi(x_test)> = +1.
 
-    K (l, l) is the training kernel, y the labels (+-1 or 0/1), K_test (m, l) the cross-kernel.  One
-    trajectory of `n_bounces` wall bounces serves every test point.  With `epsilon` given, the number of
-    bounces comes from Hoeffding's rule (eq. 8) with confidence 1 - eta instead of `n_bounces`.
+    K (l, l) is the training kernel, y the labels (+-1 or 0/1), K_test (m, l) the cross-kernel.  Every
+    trajectory serves every test point; `n_chains` independent trajectories are pooled (see `billiard_run`
+    for the diagnostics and for n_bounces = "auto", the default).  With `epsilon` given, the number of
+    bounces per trajectory comes from Hoeffding's rule (eq. 8) with confidence 1 - eta.
 
     lam > 0 is the soft version (K + lam I).  The direction is refreshed on a Poisson clock in arc length
-    whose rate gives on average one refresh per `refresh_every` bounces (default max(50, l), which keeps
+    whose rate gives on average one refresh per `refresh_every` bounces (default max(10, l), which keeps
     the amortised cost of a bounce at O(l + m)); the rate is set from the mean flight length of the
     `burn_in` bounces, which are not counted.  With burn_in = 0 there is no refresh.
     """
-    lam = as_scalar(lam, "lam", low=0.0)
-    if epsilon is not None:
-        n_bounces = hoeffding_bounces(epsilon, eta)
-    n_bounces = as_positive_int(n_bounces, "n_bounces", minimum=1)
-    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
-    ball = KernelBilliard(K, y, K_test, lam=lam, start=start, random_state=random_state)
-    if refresh_every is None:
-        refresh_every = max(50, ball.gram.shape[0])
-    refresh_every = as_scalar(refresh_every, "refresh_every", low=0.0, low_open=True)
-    ball.warm_up(burn_in, refresh_every)
-    ball.run(n_bounces)
-    return ball.p_plus
+    return billiard_run(K, y, K_test, n_bounces, n_chains=n_chains, lam=lam, epsilon=epsilon, eta=eta,
+                        burn_in=burn_in, refresh_every=refresh_every, random_state=random_state, start=start,
+                        **targets).p_plus
 
 
 def transductive_confidence(p_plus) -> np.ndarray:
@@ -531,38 +576,78 @@ def transductive_confidence(p_plus) -> np.ndarray:
     return 2.0 * np.maximum(p_plus, 1.0 - p_plus) - 1.0
 
 
+class _LastRun:
+    """Holds the diagnostics of the estimator's latest trajectory run (predict does not add attributes)."""
+
+    run = None
+
+
 class BayesianTransduction(KernelClassifier):
     """Bayesian transduction by the kernel billiard: labels by argmax p^y (eq. 6), confidence by eq. (7).
 
     `fit` checks that version space exists and finds the starting point; each call of `predict`,
-    `predict_proba` or `confidence` runs one billiard trajectory for all the points it is given.  The
-    trajectory depends only on the training data and the seed drawn at fit time, never on the test points,
-    so a point gets the same p+ whichever batch it comes in.
+    `predict_proba` or `confidence` flies `n_chains` trajectories for all the points it is given (n_bounces
+    "auto": until every p+ has MC error < target_error and R-hat < 1.01).  The trajectories depend only on the
+    training data and the seed drawn at fit time, never on the test points; with a fixed n_bounces a point
+    gets the same p+ whichever batch it comes in, with "auto" the same up to its MC error.
+    After a call, `rhat_`, `ess_` and `mc_error_` hold the diagnostics of its points.
     """
 
-    def __init__(self, n_bounces=1000, lam=0.0, kernel="precomputed", L=1.0, burn_in=100,
-                 refresh_every=None, random_state=None):
+    def __init__(self, n_bounces="auto", lam=0.0, kernel="precomputed", L=1.0, burn_in=100,
+                 refresh_every=None, n_chains=4, target_error=0.01, max_bounces=200_000, random_state=None):
         self.n_bounces = n_bounces
         self.lam = lam
         self.kernel = kernel
         self.L = L
         self.burn_in = burn_in
         self.refresh_every = refresh_every
+        self.n_chains = n_chains
+        self.target_error = target_error
+        self.max_bounces = max_bounces
         self.random_state = random_state
 
     def fit(self, X, y):
-        as_positive_int(self.n_bounces, "n_bounces", minimum=1)
+        if not (isinstance(self.n_bounces, str) and self.n_bounces == "auto"):
+            if isinstance(self.n_bounces, str):
+                raise ValueError(f"n_bounces must be a positive integer or 'auto', got {self.n_bounces!r}")
+            as_positive_int(self.n_bounces, "n_bounces", minimum=1)
+        as_positive_int(self.n_chains, "n_chains")
+        check_targets(self.target_error, 1.01, self.max_bounces, "max_bounces")
         lam = as_scalar(self.lam, "lam", low=0.0)
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
         self.gram_, self.y_ = gram, y_pm1
         self.start_ = version_space_start(gram, y_pm1, lam=lam)
         self.seed_ = int(as_generator(self.random_state).integers(2**31 - 1))
+        self._last = _LastRun()
         return self
 
     def _p_plus(self, K_test):
-        return billiard_probabilities(self.gram_, self.y_, K_test, self.n_bounces, lam=self.lam,
-                                      burn_in=self.burn_in, refresh_every=self.refresh_every,
-                                      random_state=self.seed_, start=self.start_)
+        run = billiard_run(self.gram_, self.y_, K_test, self.n_bounces, n_chains=self.n_chains, lam=self.lam,
+                           burn_in=self.burn_in, refresh_every=self.refresh_every, target_error=self.target_error,
+                           max_bounces=self.max_bounces, random_state=self.seed_, start=self.start_)
+        self._last.run = run
+        return run.p_plus
+
+    def _diagnostic(self, name):
+        check_is_fitted(self, "seed_")
+        if self._last.run is None:
+            raise AttributeError(f"{name} is set by predict, predict_proba or confidence; call one first")
+        return getattr(self._last.run, name)
+
+    @property
+    def rhat_(self):
+        """Split, rank-normalised R-hat of every point of the latest predict / predict_proba / confidence."""
+        return self._diagnostic("rhat")
+
+    @property
+    def ess_(self):
+        """Effective number of batches behind every p+ of the latest call."""
+        return self._diagnostic("ess")
+
+    @property
+    def mc_error_(self):
+        """Monte Carlo standard error of every p+ of the latest call."""
+        return self._diagnostic("mc_error")
 
     def _decision_gram(self, K_test):
         # p+ - 1/2: positive exactly when classes_[1] is the more probable label.
@@ -576,161 +661,3 @@ class BayesianTransduction(KernelClassifier):
     def confidence(self, X):
         """c_trans = 2 max(p+, p-) - 1 (eq. 7) for every row of X."""
         return transductive_confidence(self._p_plus(self._cross_kernel(X)))
-
-
-# ---- exact volumes on the sphere in R^3 (the notebook's and the tests' reference) ------------------------
-
-def spherical_polygon_area(normals) -> float:
-    """Area of the region {w in S^2 : <w, n_i> > 0 for every row n_i of `normals`} (0 if it is empty).
-
-    The region is a convex spherical polygon; its corners are the intersections n_i x n_j (either sign)
-    of two great circles that satisfy every other constraint.  Cut it into triangles from its centre and
-    add their areas (spherical excess, Van Oosterom and Strackee: tan(E/2) = |a.(b x c)| / (1 + a.b + b.c + c.a)).
-    """
-    normals = np.asarray(normals, dtype=float)
-    if normals.ndim != 2 or normals.shape[1] != 3:
-        raise ValueError(f"normals must be an (n, 3) array, got shape {normals.shape}")
-    normals = normals / np.linalg.norm(normals, axis=1, keepdims=True)
-    if len(normals) == 1:
-        return 2 * np.pi
-    corners = []
-    for i in range(len(normals)):
-        for j in range(i + 1, len(normals)):
-            cross = np.cross(normals[i], normals[j])
-            if np.linalg.norm(cross) < 1e-12:
-                continue
-            cross /= np.linalg.norm(cross)
-            for corner in (cross, -cross):
-                others = np.delete(normals, [i, j], axis=0) @ corner
-                if np.all(others >= -1e-12):
-                    corners.append(corner)
-    if len(corners) < 3:
-        if len(normals) == 2 and len(corners) == 2:     # a lune between two half-spheres
-            return 2 * float(np.arccos(np.clip(-normals[0] @ normals[1], -1, 1)))
-        return 0.0
-    corners = np.unique(np.round(np.array(corners), 12), axis=0)
-    centre = corners.mean(axis=0)
-    centre /= np.linalg.norm(centre)
-    # order the corners by angle around the centre
-    first = corners[0] - (corners[0] @ centre) * centre
-    first /= np.linalg.norm(first)
-    second = np.cross(centre, first)
-    order = np.argsort(np.arctan2(corners @ second, corners @ first))
-    corners = corners[order]
-    area = 0.0
-    for a, b in zip(corners, np.roll(corners, -1, axis=0)):
-        numerator = abs(centre @ np.cross(a, b))
-        denominator = 1 + centre @ a + a @ b + b @ centre
-        area += 2 * np.arctan2(numerator, denominator)
-    return float(area)
-
-
-def volume_ratio_on_sphere(X, y, X_test):
-    """Exact p+ = area(V+) / area(V) for a linear kernel in R^3 (X (l, 3), X_test (m, 3))."""
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-    walls = y[:, None] * X
-    total = spherical_polygon_area(walls)
-    if total <= 0:
-        raise ValueError("No version space: these points and labels cannot be separated by a plane through 0")
-    return np.array([spherical_polygon_area(np.vstack([walls, x[None, :]])) / total
-                     for x in np.asarray(X_test, dtype=float)])
-
-
-# ---- Figure 2: error against rejection rate ----------------------------------------------------------------
-
-def error_rejection_curve(confidence, correct, thresholds):
-    """For each threshold theta: the rejection rate (confidence < theta) and the error on the rest.
-
-    Returns (rejection, error), arrays with one entry per threshold; the error is NaN where every point
-    is rejected.
-    """
-    confidence = np.asarray(confidence, dtype=float)
-    correct = np.asarray(correct, dtype=bool)
-    thresholds = np.atleast_1d(np.asarray(thresholds, dtype=float))
-    if confidence.shape != correct.shape or confidence.ndim != 1:
-        raise ValueError(f"confidence and correct must be 1-d of the same length, got shapes "
-                         f"{confidence.shape} and {correct.shape}")
-    rejected = confidence[None, :] < thresholds[:, None]
-    accepted = ~rejected
-    n_accepted = accepted.sum(axis=1)
-    wrong = (accepted & ~correct[None, :]).sum(axis=1)
-    error = np.divide(wrong, n_accepted, out=np.full(len(thresholds), np.nan), where=n_accepted > 0)
-    return rejected.mean(axis=1), error
-
-
-def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.6, C=1e6,
-                     random_state=None, progress=None):
-    """The paper's section 4 experiment: transduction confidence vs the SVM's |f(x)| on random splits.
-
-    For each split (features standardised on the training part): a hard-margin SVM (sklearn SVC, RBF kernel
-    exp(-||x-x'||^2 / 2 sigma^2), C large) gives labels and c_ind = |f(x)|; the billiard with the same kernel
-    gives labels by eq. (6) and c_trans by eq. (7).  Returns a dict of (n_splits, n_test) arrays:
-    trans_confidence, trans_correct, svm_confidence, svm_correct.
-    """
-    rng = as_generator(random_state)
-    results = {key: [] for key in ("trans_confidence", "trans_correct", "svm_confidence", "svm_correct")}
-    # Small matrices (a few hundred points): one BLAS thread is faster than several fighting over the cores.
-    with threadpool_limits(limits=1, user_api="blas"):
-        for split in range(as_positive_int(n_splits, "n_splits")):
-            _one_split(X, y, sigma, n_bounces, train_fraction, C, rng, results)
-            if progress is not None:
-                progress(split + 1)
-    return {key: np.array(value) for key, value in results.items()}
-
-
-def _one_split(X, y, sigma, n_bounces, train_fraction, C, rng, results):
-    """One random split of `compare_with_svm`: append both methods' confidences and correctness."""
-    from sklearn.svm import SVC
-
-    from .data.uci import random_split
-    from .kernels import rbf_kernel
-
-    X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
-    K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
-    svm = SVC(kernel="precomputed", C=C).fit(K, y_train)
-    decision = svm.decision_function(K_test)
-    p_plus = billiard_probabilities(K, y_train, K_test, n_bounces, random_state=rng)
-    results["svm_confidence"].append(np.abs(decision))
-    results["svm_correct"].append(np.where(decision > 0, 1.0, -1.0) == y_test)
-    results["trans_confidence"].append(transductive_confidence(p_plus))
-    results["trans_correct"].append(np.where(p_plus > 0.5, 1.0, -1.0) == y_test)
-
-
-def match_theta_max(results) -> float:
-    """The SVM threshold whose rejection rate equals the transduction's at theta = 1 (the paper's theta_max).
-
-    Transduction at theta = 1 rejects every point with c_trans < 1; theta_max is the quantile of the SVM's
-    confidences |f(x)| (pooled over the equal-sized splits) at that rejection rate.
-    """
-    rate = float(np.mean(results["trans_confidence"] < 1.0))
-    return float(np.quantile(results["svm_confidence"].ravel(), rate))
-
-
-def figure2_curves(results, n_thresholds: int = 41, theta_max=None):
-    """Mean error-rejection curves over the splits, with one standard error of each mean (Figure 2).
-
-    theta runs over [0, 1] for the transduction and over [0, theta_max] for the SVM (default
-    `match_theta_max`).  Returns a dict with "theta", "theta_max" and, for "trans" and "svm", a dict of
-    rejection and error means and standard errors (NaN-aware: a split that rejects everything has no error).
-    """
-    theta = np.linspace(0.0, 1.0, as_positive_int(n_thresholds, "n_thresholds", minimum=2))
-    if theta_max is None:
-        theta_max = match_theta_max(results)
-    curves = {"theta": theta, "theta_max": theta_max}
-    for method, scale in (("trans", 1.0), ("svm", theta_max)):
-        per_split = [error_rejection_curve(confidence, correct, theta * scale)
-                     for confidence, correct in zip(results[f"{method}_confidence"], results[f"{method}_correct"])]
-        rejection = np.array([curve[0] for curve in per_split])
-        error = np.array([curve[1] for curve in per_split])
-        # a split that rejects every point has no error at that theta: average over the other splits
-        finite = np.isfinite(error)
-        counts = finite.sum(axis=0)
-        error_sum = np.where(finite, error, 0.0).sum(axis=0)
-        error_mean = np.divide(error_sum, counts, out=np.full(len(theta), np.nan), where=counts > 0)
-        deviation = np.where(finite, error - error_mean, 0.0)
-        error_sem = np.sqrt((deviation ** 2).sum(axis=0) / np.maximum(counts, 1)) / np.sqrt(np.maximum(counts, 1))
-        curves[method] = {"rejection": rejection.mean(axis=0),
-                          "rejection_sem": rejection.std(axis=0) / np.sqrt(len(rejection)),
-                          "error": error_mean, "error_sem": error_sem}
-    return curves

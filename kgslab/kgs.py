@@ -60,13 +60,14 @@ E_W[L[W, z]] for model selection; `BayesPointMachine` wraps them.
 
 from __future__ import annotations
 
-import numpy as np
-import scipy.linalg
-from scipy.integrate import cumulative_simpson
-from scipy.optimize import linprog, nnls
-from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
+import math
+from typing import NamedTuple
 
+import numpy as np
+from scipy.integrate import cumulative_simpson
+from sklearn.utils.validation import check_is_fitted
+
+from ._blas import blas_threads
 from ._estimator import KernelClassifier
 from ._validation import (
     as_cross_kernel,
@@ -78,6 +79,9 @@ from ._validation import (
     as_scalar,
     as_vector,
 )
+from .diagnostics import check_targets, run_until_converged, summarise
+from .versionspace import (crossing_angle, crossing_half_angles, kernel_coordinates, random_tangent,
+                           start_in_version_space)
 
 __all__ = [
     "kernel_coordinates",
@@ -87,47 +91,19 @@ __all__ = [
     "sample_angle",
     "gibbs_step",
     "gibbs_sample",
+    "GibbsRun",
+    "gibbs_run",
+    "vote_draws",
     "vote",
     "binary_entropy",
     "training_errors",
     "log_likelihood",
     "log_evidence",
     "consistent_start",
-    "autocorrelation",
-    "effective_sample_size",
-    "quadratic_svm",
     "BayesPointMachine",
 ]
 
 TWO_PI = 2.0 * np.pi
-
-
-# ---------------------------------------------------------------------------
-# Coordinates of the training points: one eigendecomposition of K
-# ---------------------------------------------------------------------------
-def kernel_coordinates(K, name: str = "K"):
-    """Return (features, to_alpha): features Phi (m, r) with Phi Phi' = K, and the map back to alpha.
-
-    A hypothesis with coordinates c (unit vector in R^r) is w = sum_i alpha_i phi(x_i)
-    with alpha = to_alpha @ c, and alpha' K alpha = c' c.  r is the numerical rank of K.
-    """
-    gram = as_gram(K, name, psd=False)  # finite, square, symmetric; definiteness from the eigh below
-    # Below ~1000 rows LAPACK threads cost more than they save (and the machine may be shared).
-    with threadpool_limits(limits=1 if gram.shape[0] <= 1000 else None, user_api="blas"):
-        eigenvalues, eigenvectors = scipy.linalg.eigh(gram)
-    scale = float(np.max(np.abs(gram)))
-    if eigenvalues[0] < -1e-8 * scale * gram.shape[0]:  # the rule of kgslab._validation.as_gram
-        raise ValueError(
-            f"{name} must be positive semi-definite, but its smallest eigenvalue is {eigenvalues[0]:.3g}"
-        )
-    if not np.any(np.diag(gram) > 0):
-        raise ValueError(f"{name} is zero: every training point has a zero feature vector")
-    # The rank rule of numpy.linalg.matrix_rank: smaller eigenvalues are rounding noise.
-    keep = eigenvalues > eigenvalues[-1] * gram.shape[0] * np.finfo(float).eps
-    root = np.sqrt(eigenvalues[keep])
-    features = np.ascontiguousarray(eigenvectors[:, keep] * root)  # row-major: Phi @ v reads rows
-    to_alpha = eigenvectors[:, keep] / root
-    return features, to_alpha
 
 
 # ---------------------------------------------------------------------------
@@ -143,10 +119,8 @@ def _as_signs(y, length=None):
 
 def _angles_from_margins(a, b):
     """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
-    phase = np.arctan2(b, a)
-    becomes_error = np.mod(phase + 0.5 * np.pi, TWO_PI)
-    becomes_correct = np.mod(phase + 1.5 * np.pi, TWO_PI)
-    return np.concatenate([becomes_error, becomes_correct])
+    becomes_error = crossing_angle(a, b)
+    return np.concatenate([becomes_error, np.mod(becomes_error + np.pi, TWO_PI)])
 
 
 def crossing_angles(w_outputs, v_outputs, y):
@@ -192,24 +166,27 @@ def arc_errors_by_sweep(angles):
 
 
 def _arcs_of_step(a, b):
-    """Steps 3-6 as the sampler runs them: (boundaries, errors) from margins a, b, with one sort of m.
+    """Steps 3-6 as the sampler runs them: (boundaries, errors, lengths) from margins a, b, one sort of m.
 
     The two crossings of a point are antipodal (theta and theta + pi), so with r_i the
     crossing of point i in [0, pi), the 2m sorted angles are sorted(r) followed by
-    sorted(r) + pi: one argsort of m numbers instead of 2m.  At r_i point i becomes an
-    error if its "becomes an error" angle is below pi, else it becomes correct there, and
-    the opposite happens at r_i + pi.  Same result as `arc_errors_by_sweep`.
+    sorted(r) + pi: one argsort of m numbers instead of 2m, and the arc lengths of the second half
+    repeat those of the first.  At r_i point i becomes an error if its "becomes an error" angle is
+    below pi, else it becomes correct there, and the opposite happens at r_i + pi.  Same boundaries
+    and errors as `arc_errors_by_sweep`.
     """
-    becomes_error = np.mod(np.arctan2(b, a) + 0.5 * np.pi, TWO_PI)
-    error_first = becomes_error < np.pi
-    half_angles = np.where(error_first, becomes_error, becomes_error - np.pi)
-    order = np.argsort(half_angles)
+    half_angles, error_first = crossing_half_angles(a, b)
+    order = half_angles.argsort()
     sorted_half = half_angles[order]
-    first_steps = np.where(error_first[order], 1, -1)
+    running = np.cumsum(2 * error_first[order] - 1)        # +1 where a point becomes an error, -1 correct
     # Just after theta = 0 the points whose error interval wraps through 0 are wrong.
     errors_at_start = a.shape[0] - int(np.count_nonzero(error_first))
-    errors = errors_at_start + np.cumsum(np.concatenate([first_steps, -first_steps]))
-    return np.concatenate([sorted_half, sorted_half + np.pi]), errors
+    errors = np.concatenate((errors_at_start + running, (errors_at_start + running[-1]) - running))
+    half_lengths = np.empty_like(sorted_half)
+    np.subtract(sorted_half[1:], sorted_half[:-1], out=half_lengths[:-1])
+    half_lengths[-1] = sorted_half[0] + np.pi - sorted_half[-1]
+    return (np.concatenate((sorted_half, sorted_half + np.pi)), errors,
+            np.concatenate((half_lengths, half_lengths)))
 
 
 def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
@@ -236,25 +213,28 @@ def _log_arc_weights(lengths, errors, q):
     return log_lengths + errors * (np.log(q) - np.log1p(-q))
 
 
-def _arc_weights(lengths, errors, q):
+def _arc_weights(lengths, errors, log_odds):
     """The same weights divided by the largest likelihood factor: exp of the log-space exponent.
 
-    (e - e_min) log(q / (1-q)) <= 0, so the factor is in (0, 1] and never overflows; arcs
-    hopelessly worse than the best underflow to 0, as they should.
+    log_odds = log(q / (1-q)) (None for q = 0).  (e - e_min) log_odds <= 0, so the factor is in
+    (0, 1] and never overflows; arcs hopelessly worse than the best underflow to 0, as they should.
     """
-    if q == 0.0:
+    if log_odds is None:
         return np.where(errors == 0, lengths, 0.0)
-    return lengths * np.exp((errors - errors.min()) * (np.log(q) - np.log1p(-q)))
+    return lengths * np.exp((errors - errors.min()) * log_odds)
 
 
-def _draw_from_arcs(boundaries, errors, q, rng):
-    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
-    cumulative = np.cumsum(_arc_weights(lengths, errors, q))
+def _log_odds(q):
+    return None if q == 0.0 else math.log(q) - math.log1p(-q)
+
+
+def _draw_from_arcs(boundaries, errors, lengths, log_odds, rng):
+    cumulative = np.cumsum(_arc_weights(lengths, errors, log_odds))
     if not cumulative[-1] > 0:
         raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
     u_arc, u_within = rng.random(2)
-    arc = min(int(np.searchsorted(cumulative, u_arc * cumulative[-1], side="right")), len(lengths) - 1)
-    theta = boundaries[arc] + u_within * lengths[arc]
+    arc = min(int(cumulative.searchsorted(u_arc * cumulative[-1], side="right")), len(lengths) - 1)
+    theta = float(boundaries[arc] + u_within * lengths[arc])
     return theta - TWO_PI if theta >= TWO_PI else theta
 
 
@@ -269,14 +249,8 @@ def sample_angle(boundaries, errors, q, rng):
     boundaries = as_vector(boundaries, "boundaries")
     errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
     q = _check_q(q, allow_half=True)
-    return float(_draw_from_arcs(boundaries, errors, q, as_generator(rng)))
-
-
-def _random_tangent(coords, rng):
-    """A unit vector uniform in the tangent space at `coords` (isotropic Gaussian, projected)."""
-    direction = rng.standard_normal(coords.shape[0])
-    direction -= (direction @ coords) * coords
-    return direction / np.linalg.norm(direction)
+    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
+    return _draw_from_arcs(boundaries, errors, lengths, _log_odds(q), as_generator(rng))
 
 
 def gibbs_step(features, y, coords, q, rng, margins=None):
@@ -285,21 +259,34 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
     Keys: direction, direction_margins (y_i <v, x_i>), boundaries (the 2m sorted crossing
     angles), errors (per arc, as `arc_errors_by_sweep`), theta,
     coords (the new point), margins (y_i <w_new, x_i>).  `margins` may be passed in to
-    save the product features @ coords.  Used by the sampler and to draw Figure 2.
+    save the product features @ coords.  Used to draw Figure 2; the sampler runs `_step`.
     """
+    signed = y[:, None] * features
     if margins is None:
-        margins = y * (features @ coords)
-    direction = _random_tangent(coords, rng)
-    direction_margins = y * (features @ direction)  # the one matrix-vector product of the step
-    boundaries, errors = _arcs_of_step(margins, direction_margins)
-    theta = _draw_from_arcs(boundaries, errors, q, rng)
-    cos_t, sin_t = np.cos(theta), np.sin(theta)
+        margins = signed @ coords
+    state = {}
+    coords, margins = _step(signed, coords, margins, q, rng, state)
+    return {**state, "coords": coords, "margins": margins}
+
+
+def _step(signed, coords, margins, q, rng, parts=None):
+    """Steps 2-8 on the signed coordinates y_i Phi_i: returns the new (coords, margins).
+
+    One matrix-vector product (signed @ direction), one arctan2 and one argsort of m numbers, a cumsum
+    and an exp over the 2m arcs; nothing else is O(m r).
+    """
+    direction = random_tangent(coords, rng)
+    direction_margins = signed @ direction  # the one matrix-vector product of the step
+    boundaries, errors, lengths = _arcs_of_step(margins, direction_margins)
+    theta = _draw_from_arcs(boundaries, errors, lengths, _log_odds(q), rng)
+    cos_t, sin_t = math.cos(theta), math.sin(theta)
     new_coords = cos_t * coords + sin_t * direction
     new_margins = cos_t * margins + sin_t * direction_margins
-    norm = np.linalg.norm(new_coords)  # 1 up to rounding; dividing keeps it so over long chains
-    return {"direction": direction, "direction_margins": direction_margins,
-            "boundaries": boundaries, "errors": errors, "theta": theta,
-            "coords": new_coords / norm, "margins": new_margins / norm}
+    norm = math.sqrt(new_coords @ new_coords)  # 1 up to rounding; dividing keeps it so over long chains
+    if parts is not None:
+        parts.update(direction=direction, direction_margins=direction_margins, boundaries=boundaries,
+                     errors=errors, theta=theta)
+    return new_coords / norm, new_margins / norm
 
 
 # ---------------------------------------------------------------------------
@@ -308,30 +295,12 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
 def consistent_start(features, y):
     """A point of version space (every training point correct), or a ValueError if there is none.
 
-    Solves the linear programme  max t  s.t.  y_i <Phi_i, c> >= t,  -1 <= c_k <= 1:
-    a hard-margin solution in the max-norm, whose optimum t > 0 exactly when some w
-    classifies every training point correctly.  Returns unit coordinates c.
+    The maximum-margin hyperplane of `kgslab.versionspace` (unit coordinates c).
     """
     features = as_matrix(features, "features")
     y = as_pm1_labels(y, "y", length=features.shape[0])
-    m, r = features.shape
-    constraints = np.hstack([-(y[:, None] * features), np.ones((m, 1))])  # t - y_i Phi_i c <= 0
-    cost = np.zeros(r + 1)
-    cost[-1] = -1.0
-    result = linprog(cost, A_ub=constraints, b_ub=np.zeros(m), bounds=[(-1.0, 1.0)] * r + [(None, 1.0)],
-                     method="highs")
-    if result.status != 0:
-        raise RuntimeError(f"the version-space linear programme failed: {result.message}")
-    coords = result.x[:r]
-    norm = np.linalg.norm(coords)
-    margin = result.x[-1] / norm if norm > 0 else 0.0
-    scale = float(np.max(np.linalg.norm(features, axis=1)))
-    if margin <= 1e-9 * scale:
-        raise ValueError(
-            "q = 0 samples version space, but no w classifies every training point correctly "
-            f"(largest normalised margin {margin:.3g}): use q > 0, or a kernel that separates the data"
-        )
-    return coords / norm
+    return start_in_version_space(features, y, hint="q = 0 samples version space: use q > 0, "
+                                  "or a kernel that separates the data")
 
 
 def _default_start(features, y, rng):
@@ -357,47 +326,129 @@ def _active_points(features):
     return squared_norms > 1e-14 * np.max(squared_norms)
 
 
+class _Chain:
+    """One Markov chain of the KGS, which can be extended: its state is the current point and its margins."""
+
+    def __init__(self, features, y, q, rng, start=None):
+        # A point with a zero feature vector has margin 0 <= 0 for every w: an error whatever w is.
+        # It multiplies the likelihood by the constant q, so it drops out of the sampling (for q = 0
+        # it leaves no version space, which consistent_start reports).
+        if q == 0.0 and start is None:
+            start = consistent_start(features, y)
+        active = _active_points(features)
+        self.features, self.y, self.q, self.rng = features[active], y[active], q, rng
+        if start is not None:
+            self.coords = start
+        else:
+            self.coords = _default_start(self.features, self.y, rng)
+        self.margins = self.y * (self.features @ self.coords)
+
+    def draw(self, n_samples, thin, burn_in=0):
+        """Coordinates (n_samples, r): after burn_in steps, one kept every `thin` steps."""
+        rank = self.features.shape[1]
+        if rank == 1:
+            # The "sphere" in one dimension is the two points +-c: draw the sign exactly.
+            base = np.sign(self.features[:, 0] * self.y)
+            errors = np.array([np.count_nonzero(base <= 0), np.count_nonzero(-base <= 0)])
+            log_weights = _log_arc_weights(np.ones(2), errors, self.q)
+            p_plus = 1.0 / (1.0 + np.exp(log_weights[1] - log_weights[0]))
+            return np.where(self.rng.random(n_samples) < p_plus, 1.0, -1.0)[:, None]
+        samples = np.empty((n_samples, rank))
+        coords, margins = self.coords, self.margins
+        signed, q, rng = self.y[:, None] * self.features, self.q, self.rng
+        with blas_threads():
+            for step in range(burn_in + n_samples * thin):
+                coords, margins = _step(signed, coords, margins, q, rng)
+                if step >= burn_in and (step - burn_in) % thin == thin - 1:
+                    samples[(step - burn_in) // thin] = coords
+        self.coords, self.margins = coords, margins
+        return samples
+
+
 def _run_chain(features, y, q, n_samples, burn_in, thin, rng, start=None):
-    """Coordinates (n_samples, r) of the chain after burn_in steps, one kept every `thin` steps."""
-    # A point with a zero feature vector has margin 0 <= 0 for every w: an error whatever w is.
-    # It multiplies the likelihood by the constant q, so it drops out of the sampling (for q = 0
-    # it leaves no version space, which consistent_start reports).
-    active = _active_points(features)
-    if q == 0.0 and start is None:
-        start = consistent_start(features, y)
-    features, y = features[active], y[active]
-    m, rank = features.shape
-    if start is not None:
-        coords = start
-    elif q == 0.0:
-        coords = consistent_start(features, y)
+    """Coordinates (n_samples, r) of one chain after burn_in steps, one kept every `thin` steps."""
+    return _Chain(features, y, q, rng, start).draw(n_samples, thin, burn_in)
+
+
+class GibbsRun(NamedTuple):
+    """Samples of several independent KGS chains and the diagnostics of the votes they monitor."""
+
+    alphas: np.ndarray      # (n_chains, n_draws, m)
+    rhat: np.ndarray        # per monitored point: split, rank-normalised R-hat of its vote
+    ess: np.ndarray         # bulk effective sample size of its vote
+    mc_error: np.ndarray    # Monte Carlo standard error of its vote fraction
+    converged: bool
+
+
+def vote_draws(alphas, K_test):
+    """The votes (n_chains, n_draws, n_test) of every sample on every test point: 1 for +1, 0 otherwise."""
+    alphas = np.asarray(alphas, dtype=float)
+    outputs = alphas.reshape(-1, alphas.shape[-1]) @ as_cross_kernel(K_test, alphas.shape[-1]).T
+    return (outputs > 0).astype(float).reshape(alphas.shape[0], alphas.shape[1], -1)
+
+
+def _as_n_draws(value, name):
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be a positive integer or 'auto', got {value!r}")
+        return value
+    return as_positive_int(value, name)
+
+
+def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 100, thin: int = 10,
+              K_monitor=None, target_error: float = 0.01, target_rhat: float = 1.01, max_samples: int = 20_000,
+              random_state=None) -> GibbsRun:
+    """`n_chains` independent KGS chains, each from its own start, and the convergence of their votes.
+
+    The monitored quantities are the votes on the rows of K_monitor (n, m) (default: the training points,
+    K itself): sample j votes 1 on point x when <w_j, phi(x)> > 0.  n_samples per chain is an integer or
+    "auto": run until every monitored vote fraction has MC error < target_error and R-hat < target_rhat, at
+    most max_samples per chain (then a ConvergenceWarning).  Chains after the first start from a random
+    point of the prior (q > 0) and all burn in for `burn_in` steps.
+    """
+    features, to_alpha = kernel_coordinates(K)
+    y = as_pm1_labels(y, "y", length=features.shape[0])
+    q = _check_q(q)
+    n_samples = _as_n_draws(n_samples, "n_samples")
+    n_chains = as_positive_int(n_chains, "n_chains")
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    thin = as_positive_int(thin, "thin")
+    target_error, target_rhat, max_samples = check_targets(target_error, target_rhat, max_samples, "max_samples")
+    monitor = to_alpha.T @ (as_cross_kernel(K, features.shape[0], "K") if K_monitor is None
+                            else as_cross_kernel(K_monitor, features.shape[0], "K_monitor")).T   # (r, n)
+    rng = as_generator(random_state)
+    chains = []
+    for k, child in enumerate(rng.spawn(n_chains)):
+        start = None
+        if k > 0 and q > 0.0:            # dispersed starts: a uniform point of the sphere (the prior)
+            start = child.standard_normal(features.shape[1])
+            start /= np.linalg.norm(start)
+        chains.append(_Chain(features, y, q, child, start=start))
+    samples = [[] for _ in chains]
+    first_burn = [burn_in]
+
+    def extend(n):
+        for chain, kept in zip(chains, samples):
+            kept.append(chain.draw(n, thin, first_burn[0]))
+        first_burn[0] = 0
+        coords = np.array([np.concatenate(kept) for kept in samples])           # (chains, draws, r)
+        return (coords @ monitor > 0).astype(float)
+
+    if n_samples == "auto":
+        result = run_until_converged(extend, first=25, max_draws=max_samples, target_error=target_error,
+                                     target_rhat=target_rhat, what="the kernel Gibbs sampler (n_samples='auto')")
     else:
-        coords = _default_start(features, y, rng)
-    samples = np.empty((n_samples, rank))
-    if rank == 1:
-        # The "sphere" in one dimension is the two points +-c: draw the sign exactly.
-        base = np.sign(features[:, 0] * y)
-        errors = np.array([np.count_nonzero(base <= 0), np.count_nonzero(-base <= 0)])
-        log_weights = _log_arc_weights(np.ones(2), errors, q)
-        p_plus = 1.0 / (1.0 + np.exp(log_weights[1] - log_weights[0]))
-        signs = np.where(rng.random(n_samples) < p_plus, 1.0, -1.0)
-        return signs[:, None]
-    margins = y * (features @ coords)
-    kept = 0
-    # The step's one product is a matrix-vector product of at most a few thousand rows:
-    # BLAS threads cost more to wake than they save there (and the machine may be shared).
-    with threadpool_limits(limits=1, user_api="blas"):
-        for step in range(burn_in + n_samples * thin):
-            state = gibbs_step(features, y, coords, q, rng, margins)
-            coords, margins = state["coords"], state["margins"]
-            if step >= burn_in and (step - burn_in) % thin == thin - 1:
-                samples[kept] = coords
-                kept += 1
-    return samples
+        draws = extend(n_samples)
+        result = summarise(draws, target_error, target_rhat) if n_samples >= 4 else None
+    coords = np.array([np.concatenate(kept) for kept in samples])
+    nan = np.full(monitor.shape[1], np.nan)
+    return GibbsRun(alphas=coords @ to_alpha.T, rhat=nan if result is None else result.rhat,
+                    ess=nan if result is None else result.ess, mc_error=nan if result is None else result.mc_error,
+                    converged=bool(result is not None and result.converged))
 
 
 def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, random_state=None):
-    """Samples from the KGS posterior (eqs. 2-3): alphas of shape (n_samples, m).
+    """Samples of one chain from the KGS posterior (eqs. 2-3): alphas of shape (n_samples, m).
 
     Sample j is w_j = sum_i alphas[j, i] phi(x_i) with alphas[j] @ K @ alphas[j] = 1.
     K: (m, m) symmetric PSD kernel matrix; y: labels in {-1, +1} (or {0, 1});
@@ -405,6 +456,7 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
     starts from a hard-margin point, raising a ValueError when there is none);
     burn_in steps are discarded, then one sample is kept every `thin` steps.
     Each step costs one matrix-vector product and a sort of 2m angles.
+    Several chains with their diagnostics: `gibbs_run`.
     """
     features, to_alpha = kernel_coordinates(K)
     y = as_pm1_labels(y, "y", length=features.shape[0])
@@ -412,8 +464,7 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
     n_samples = as_positive_int(n_samples, "n_samples")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
-    rng = as_generator(random_state)
-    coords = _run_chain(features, y, q, n_samples, burn_in, thin, rng)
+    coords = _run_chain(features, y, q, n_samples, burn_in, thin, as_generator(random_state))
     return coords @ to_alpha.T
 
 
@@ -485,6 +536,9 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
         as_scalar(float(value), "q (the assumed label flip rate)", low=0.0, high=0.5, low_open=True,
                   high_open=True)
     n_rungs = as_positive_int(n_rungs, "n_rungs", minimum=3)
+    n_samples = as_positive_int(n_samples, "n_samples", minimum=2)
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    thin = as_positive_int(thin, "thin")
     rng = as_generator(random_state)
     targets = np.log((1 - q_values) / q_values)
     # E_s[e] falls steeply near s = 0 (from m/2 to about the fewest errors), so the rungs are
@@ -526,100 +580,84 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
 
 
 # ---------------------------------------------------------------------------
-# Mixing diagnostics
-# ---------------------------------------------------------------------------
-def autocorrelation(chain, max_lag: int = 50):
-    """Sample autocorrelation rho_0 .. rho_max_lag of a scalar chain (by FFT, O(n log n))."""
-    chain = as_vector(chain, "chain")
-    centred = chain - chain.mean()
-    n = chain.shape[0]
-    size = 1 << int(np.ceil(np.log2(2 * n)))
-    spectrum = np.fft.rfft(centred, size)
-    covariance = np.fft.irfft(spectrum * np.conj(spectrum), size)[: min(max_lag, n - 1) + 1] / n
-    if covariance[0] <= 0:
-        raise ValueError("chain is constant: its autocorrelation is undefined")
-    return covariance / covariance[0]
-
-
-def effective_sample_size(chain):
-    """n / (1 + 2 sum_k rho_k), the sum cut by Geyer's initial positive sequence rule.
-
-    Pairs rho_{2k} + rho_{2k+1} are summed while they stay positive (for a reversible chain
-    they are positive and decreasing in theory; the first negative pair is noise).
-    """
-    chain = as_vector(chain, "chain")
-    n = chain.shape[0]
-    rho = autocorrelation(chain, max_lag=n - 1)
-    total = -1.0  # 1 + 2 (rho_1 + rho_2 + ...) = -rho_0 + 2 * sum of pairs from lag 0
-    for lag in range(0, len(rho) - 1, 2):
-        pair = rho[lag] + rho[lag + 1]
-        if pair <= 0:
-            break
-        total += 2.0 * pair
-    return float(n / max(total, 1e-12))
-
-
-# ---------------------------------------------------------------------------
-# The peer of Figure 4: the quadratic soft-margin SVM
-# ---------------------------------------------------------------------------
-def quadratic_svm(K, y, lam):
-    """Quadratic (2-norm) soft-margin SVM without bias: the hard-margin SVM on K + lam I (lam > 0).
-
-    Dual: maximise sum(alpha) - 1/2 alpha' Q alpha over alpha >= 0, Q = (y y') * (K + lam I).
-    With K = Phi Phi' (one eigendecomposition), Q = A'A for A = [Phi' Y; sqrt(lam) Y],
-    Y = diag(y), and A'b = 1 for b = [0; y / sqrt(lam)], so the dual is the non-negative
-    least-squares problem min_{alpha >= 0} ||A alpha - b||^2, solved exactly by the active-set
-    method of scipy.optimize.nnls.  Returns beta = alpha * y, so f(x) = sum_i beta_i k(x, x_i)
-    (for a new point x the lam I term is 0, as in the paper's kernel <x, x'> + lam I(x = x')).
-    """
-    features, _ = kernel_coordinates(K)
-    y = as_pm1_labels(y, "y", length=features.shape[0])
-    lam = as_scalar(lam, "lam", low=0.0, low_open=True)
-    design = np.vstack([features.T * y[None, :], np.sqrt(lam) * np.diag(y)])
-    target = np.concatenate([np.zeros(features.shape[1]), y / np.sqrt(lam)])
-    alpha, _ = nnls(design, target, maxiter=50 * len(y))
-    return alpha * y
-
-
-# ---------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------
+class _LastVote:
+    """Holds the diagnostics of the estimator's latest vote (so that a vote adds no attributes)."""
+
+    run = None
+
+
 class BayesPointMachine(KernelClassifier):
     """Bayes point machine and Bayesian transduction from KGS samples (section 4).
 
-    fit draws n_samples classifiers from the posterior with flip rate q.
+    fit runs n_chains independent chains on the posterior with flip rate q; n_samples per chain is an
+    integer or "auto" (until the vote on every training point has MC error < target_error and R-hat < 1.01).
     `predict` / `decision_function` use the Bayes point w_bp = mean of the samples (eq. 5);
     `transduce` and `vote_proba` use the vote of the samples (eq. 4); `entropy` is the
     binary entropy of the vote (active learning); `log_evidence` estimates ln E_W[L[W, z]].
+    `rhat_`, `ess_` and `mc_error_` are the diagnostics of the latest votes: after fit those on the
+    training points, after vote_proba / transduce / entropy those on the points given.
     kernel is "rbf" (width L), "linear" or "precomputed" (X is then the Gram matrix).
     """
 
-    def __init__(self, q=0.1, n_samples=100, burn_in=100, thin=10, kernel="rbf", L=1.0, random_state=None):
+    def __init__(self, q=0.1, n_samples="auto", burn_in=100, thin=10, kernel="rbf", L=1.0, n_chains=4,
+                 target_error=0.01, max_samples=20_000, random_state=None):
         self.q = q
         self.n_samples = n_samples
         self.burn_in = burn_in
         self.thin = thin
         self.kernel = kernel
         self.L = L
+        self.n_chains = n_chains
+        self.target_error = target_error
+        self.max_samples = max_samples
         self.random_state = random_state
 
     def fit(self, X, y):
-        # psd=False: gibbs_sample checks definiteness itself, from the eigendecomposition it needs anyway
+        # psd=False: gibbs_run checks definiteness itself, from the eigendecomposition it needs anyway
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
-        self.alphas_ = gibbs_sample(gram, y_pm1, self.q, self.n_samples, burn_in=self.burn_in, thin=self.thin,
-                                    random_state=self.random_state)
+        run = gibbs_run(gram, y_pm1, self.q, self.n_samples, n_chains=self.n_chains, burn_in=self.burn_in,
+                        thin=self.thin, target_error=self.target_error, max_samples=self.max_samples,
+                        random_state=self.random_state)
+        self.chain_alphas_ = run.alphas
+        self.alphas_ = run.alphas.reshape(-1, run.alphas.shape[-1])
         self.bayes_point_ = self.alphas_.mean(axis=0)
         self.train_gram_ = gram
         self.y_pm1_ = y_pm1
         self.sample_errors_ = training_errors(self.alphas_ @ gram, y_pm1)
+        self._last = _LastVote()
+        self._last.run = run
         return self
+
+    def _diagnostic(self, name):
+        check_is_fitted(self, "alphas_")
+        return getattr(self._last.run, name)
+
+    @property
+    def rhat_(self):
+        """Split, rank-normalised R-hat of the vote on each point of the latest vote (fit: training points)."""
+        return self._diagnostic("rhat")
+
+    @property
+    def ess_(self):
+        """Bulk effective sample size of the vote on each point of the latest vote."""
+        return self._diagnostic("ess")
+
+    @property
+    def mc_error_(self):
+        """Monte Carlo standard error of the vote fraction on each point of the latest vote."""
+        return self._diagnostic("mc_error")
 
     def _decision_gram(self, K_test):
         return K_test @ self.bayes_point_
 
     def vote_proba(self, X):
         """Vote fractions (n, 2): column k is the fraction of samples voting for classes_[k] (eq. 4)."""
-        p_plus = vote(self.alphas_, self._cross_kernel(X))
+        draws = vote_draws(self.chain_alphas_, self._cross_kernel(X))
+        if draws.shape[1] >= 4:
+            self._last.run = summarise(draws, self.target_error)
+        p_plus = draws.mean(axis=(0, 1))
         return np.column_stack([1.0 - p_plus, p_plus])
 
     def transduce(self, X):

@@ -48,13 +48,13 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
-from scipy.optimize import nnls
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator import KernelClassifier
 from ._validation import (as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
                           as_scalar)
+from .versionspace import kernel_coordinates, max_margin
 
 __all__ = [
     "perceptron", "kernel_perceptron", "PerceptronRun", "separating_alpha",
@@ -253,21 +253,16 @@ def best_novikoff_bound(K, y, a: float) -> NovikoffBound:
     """The tightest Novikoff bound: R^2 / gamma*^2 with the largest geometric margin gamma*.
 
     The maximum-margin w without bias minimises ||w||^2 subject to
-    y_j <w, phi~(x_j)> >= 1.  Its dual, with Q = diag(y) K~ diag(y) and
-    beta >= 0, minimises (1/2) beta' Q beta - 1' beta.  Writing Q = C C'
-    (Cholesky), that is (1/2) ||C' beta - C^{-1} 1||^2 up to a constant: a
-    non-negative least-squares problem, solved exactly by scipy's nnls.
-    w = sum_i beta_i y_i phi~(x_i); the returned alpha is beta * y.
+    y_j <w, phi~(x_j)> >= 1: the kit's one max-margin solver,
+    `kgslab.versionspace.max_margin` (a non-negative least-squares problem,
+    solved exactly by scipy's nnls).  The returned alpha has w = sum_i alpha_i phi~(x_i).
     Needs K + aI non-singular (a > 0, or a positive definite K such as an RBF
     kernel on distinct points); otherwise a ValueError says to use a > 0.
     """
     gram, y, a = _modified_gram(K, y, a, a_low_open=False)
     _cholesky(gram, a)  # same clear error for a singular K + aI
-    Q = y[:, None] * gram * y[None, :]
-    C = cholesky(Q, lower=True)
-    target = solve_triangular(C, np.ones(len(y)), lower=True)
-    beta, _ = nnls(C.T, target, maxiter=50 * len(y))
-    return _bound(gram, y, beta * y, a)
+    features, _ = kernel_coordinates(gram, "K + aI")
+    return _bound(gram, y, max_margin(features, y), a)
 
 
 class KernelPerceptron(KernelClassifier):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from ._validation import as_cross_kernel, as_float_array, as_gram, as_matrix, as_scalar, as_vector
+from ._validation import as_cross_kernel, as_float_array, as_gram, as_matrix, as_scalar, as_vector, require_psd
 
 __all__ = ["ridge", "ridge_dual", "mse", "ridge_errors", "kernel_ridge", "gp_posterior", "log_evidence"]
 
@@ -177,11 +177,7 @@ def _gram_eigen(K, name: str = "K"):
     """Eigenvalues (clipped at 0) and eigenvectors of a PSD Gram matrix, checked for definiteness."""
     K = as_gram(K, name, psd=False)  # finite, square, symmetric; definiteness judged below
     eigenvalues, eigenvectors = scipy.linalg.eigh(K)
-    scale = max(float(np.max(np.abs(K))), 1e-300)
-    if eigenvalues[0] < -1e-8 * scale * K.shape[0]:
-        raise ValueError(
-            f"{name} must be positive semi-definite, but its smallest eigenvalue is {eigenvalues[0]:.3g}"
-        )
+    require_psd(float(eigenvalues[0]), K, name)
     # Rounding leaves eigenvalues of order -1e-16 * ||K|| where the true ones are 0.
     return np.maximum(eigenvalues, 0.0), eigenvectors
 

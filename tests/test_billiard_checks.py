@@ -3,6 +3,7 @@
 import numpy as np
 
 from kgslab import billiard, check
+from kgslab.papers import bt1999
 
 
 def blank(*args):
@@ -36,7 +37,7 @@ def test_references_pass(capsys):
     assert check.exercise_9_flight_times(billiard.flight_times) is billiard.flight_times
     assert check.exercise_9_bounce(billiard.billiard_bounce) is billiard.billiard_bounce
     assert check.exercise_9_hoeffding(billiard.hoeffding_bounces) is billiard.hoeffding_bounces
-    assert check.exercise_9_rejection(billiard.error_rejection_curve) is billiard.error_rejection_curve
+    assert check.exercise_9_rejection(bt1999.error_rejection_curve) is bt1999.error_rejection_curve
     assert capsys.readouterr().out.count("✔ correct on") == 4
 
 
@@ -44,7 +45,7 @@ def test_blanks_fall_back_to_the_reference(capsys):
     assert check.exercise_9_flight_times(blank) is billiard.flight_times
     assert check.exercise_9_bounce(blank) is billiard.billiard_bounce
     assert check.exercise_9_hoeffding(blank) is billiard.hoeffding_bounces
-    assert check.exercise_9_rejection(blank) is billiard.error_rejection_curve
+    assert check.exercise_9_rejection(blank) is bt1999.error_rejection_curve
     assert capsys.readouterr().out.count("not attempted yet") == 4
 
 
@@ -53,6 +54,6 @@ def test_slips_are_caught(capsys):
         assert check.exercise_9_flight_times(flight_times_with_arctan) is billiard.flight_times
     assert check.exercise_9_bounce(bounce_without_reflection) is billiard.billiard_bounce
     assert check.exercise_9_hoeffding(hoeffding_rounded_down) is billiard.hoeffding_bounces
-    assert check.exercise_9_rejection(rejection_with_less_or_equal) is billiard.error_rejection_curve
+    assert check.exercise_9_rejection(rejection_with_less_or_equal) is bt1999.error_rejection_curve
     output = capsys.readouterr().out
     assert output.count("Hint:") == 4 and "✔ correct on" not in output

@@ -87,7 +87,7 @@ def test_cross_validation_on_a_precomputed_gram():
 def test_compare_with_svm_on_two_thyroid_splits():
     from sklearn.svm import SVC
 
-    from kgslab.billiard import compare_with_svm
+    from kgslab.papers.bt1999 import compare_with_svm
     from kgslab.data import load_thyroid, random_split
     X, y = load_thyroid()
     results = compare_with_svm(X, y, 3.0, n_splits=2, n_bounces=200, random_state=np.random.default_rng(0))

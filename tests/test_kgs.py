@@ -9,7 +9,8 @@ plain numpy, independently of kgslab.kgs.
 import numpy as np
 import pytest
 
-from kgslab import kgs
+from kgslab import diagnostics, kgs
+from kgslab.papers import kgs2000
 from kgslab.kernels import linear_kernel, rbf_kernel
 
 
@@ -180,7 +181,8 @@ def test_sweep_equals_direct_evaluation(seed):
     # The arc holding theta = 0 (the current point) has the current point's error count.
     assert errors[-1] == np.count_nonzero(y * w_out <= 0)
     # The sampler's own version (one sort of m antipodal pairs) gives the same arcs.
-    fast_boundaries, fast_errors = kgs._arcs_of_step(y * w_out, y * v_out)
+    fast_boundaries, fast_errors, fast_lengths = kgs._arcs_of_step(y * w_out, y * v_out)
+    np.testing.assert_allclose(fast_lengths, np.diff(fast_boundaries, append=fast_boundaries[0] + 2 * np.pi), atol=1e-12)
     np.testing.assert_allclose(fast_boundaries, boundaries, atol=1e-12)
     np.testing.assert_array_equal(fast_errors[visible], errors[visible])
 
@@ -253,7 +255,7 @@ def test_quadratic_svm_satisfies_kkt():
     X, y, _ = problem(3, m=40, flips=3, seed=4)
     lam = 0.05
     K = linear_kernel(X)
-    beta = kgs.quadratic_svm(K, y, lam)
+    beta = kgs2000.quadratic_svm(K, y, lam)
     alpha = beta * y
     margins = y * ((K + lam * np.eye(len(y))) @ beta)
     assert np.all(alpha >= 0)
@@ -261,7 +263,7 @@ def test_quadratic_svm_satisfies_kkt():
     support = alpha > 1e-6
     np.testing.assert_allclose(margins[support], 1.0, atol=1e-5)
     with pytest.raises(ValueError, match="lam must be > 0"):
-        kgs.quadratic_svm(K, y, 0.0)
+        kgs2000.quadratic_svm(K, y, 0.0)
 
 
 # ---------------------------------------------------------------- bad input
@@ -302,7 +304,7 @@ def test_effective_sample_size_of_an_ar1_chain():
     chain[0] = noise[0]
     for t in range(1, n):
         chain[t] = rho * chain[t - 1] + noise[t]
-    np.testing.assert_allclose(kgs.autocorrelation(chain, 3), rho ** np.arange(4), atol=0.01)
-    assert kgs.effective_sample_size(chain) == pytest.approx(n * (1 - rho) / (1 + rho), rel=0.1)
+    np.testing.assert_allclose(diagnostics.autocorrelation(chain, 3), rho ** np.arange(4), atol=0.01)
+    assert diagnostics.effective_sample_size(chain) == pytest.approx(n * (1 - rho) / (1 + rho), rel=0.1)
     independent = rng.standard_normal(20_000)
-    assert kgs.effective_sample_size(independent) == pytest.approx(20_000, rel=0.1)
+    assert diagnostics.effective_sample_size(independent) == pytest.approx(20_000, rel=0.1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import billiard
+from ..papers import bt1999
 from .core import Case, allclose, run_exercise
 
 __all__ = ["exercise_9_flight_times", "exercise_9_bounce", "exercise_9_hoeffding", "exercise_9_rejection"]
@@ -71,6 +72,6 @@ def exercise_9_rejection(student):
     cases = [Case("50 points, thresholds 0 .. 0.9", (confidence, correct, np.linspace(0, 0.9, 10))),
              Case("a tie: confidence equal to the threshold is kept",
                   (np.array([0.2, 0.5, 0.5, 0.9]), np.array([True, False, True, True]), np.array([0.5])))]
-    return run_exercise("Exercise 9.4 (error against rejection rate)", student, billiard.error_rejection_curve,
+    return run_exercise("Exercise 9.4 (error against rejection rate)", student, bt1999.error_rejection_curve,
                         cases, hint="reject the points with confidence < theta; the error is the fraction of "
                                     "wrong labels among the points NOT rejected. Return (rejection, error).")

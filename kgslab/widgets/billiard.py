@@ -1,7 +1,7 @@
 """Panel for notebook 09 (Bayesian transduction): a slider on the rejection threshold theta.
 
 `rejection_panel` draws Figure 2 of the Bayesian transduction paper from precomputed split results
-(`kgslab.billiard.compare_with_svm`): for each data set the mean generalisation error against the
+(`kgslab.papers.bt1999.compare_with_svm`): for each data set the mean generalisation error against the
 rejection rate for the transduction confidence c_trans (theta in [0, 1]) and for the SVM's |f(x)|
 (theta * theta_max), with a marker where the slider's theta puts each method.  Moving theta moves the
 markers along the curves; the report gives both methods' rejection rate and error at that theta.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..billiard import figure2_curves
+from ..papers.bt1999 import figure2_curves
 from .base import Panel, float_slider
 
 __all__ = ["rejection_panel"]

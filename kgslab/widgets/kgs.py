@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.collections import LineCollection
 from skimage.measure import find_contours
-from threadpoolctl import threadpool_limits
+from .._blas import blas_threads
 
 from ..data.kgs import kgs_76_points
 from ..kernels import rbf_kernel
@@ -68,7 +68,7 @@ def kgs_panel(X=None, y=None, *, q: float = 0.1, L: float = 1.0, n_samples: int 
         key = round(float(q), 6)
         try:
             if key not in cache:
-                with threadpool_limits(limits=1, user_api="blas"):
+                with blas_threads():
                     cache[key] = gibbs_sample(gram, y, key, n_samples, burn_in=burn_in, thin=thin,
                                               random_state=random_state)
         except ValueError as err:  # q = 0 without a version space

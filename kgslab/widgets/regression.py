@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
-from threadpoolctl import threadpool_limits
 
+from .._blas import blas_threads
 from .._validation import as_matrix, as_vector
 from ..data import sinc_data
 from ..kernels import rbf_kernel
@@ -38,7 +38,7 @@ def _single_threaded(draw):
     busy machine a multi-threaded 100 x 100 eigh took 0.3 s instead of 1 ms.
     """
     def wrapped(figure, **values):
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_threads():
             return draw(figure, **values)
     return wrapped
 

@@ -1,0 +1,92 @@
+"""Do two seeds at the defaults give the same answers?  (issue 17's done-when; not a unit test: ~1 minute)
+
+    python benchmarks/agreement.py [--out data/results/seed_agreement.json]
+
+Billiard (BayesianTransduction defaults, n_bounces="auto") on one 60:40 split of thyroid (sigma = 3) and of
+heart (sigma = 10), the paper's kernel widths; KGS (BayesPointMachine defaults, n_samples="auto") on the
+76-point set with 10% of its labels flipped, q = 0.1, voting on 760 fresh test points (notebook 08's set-up).
+For each: the share of test labels that change between seed 1 and seed 2, the mean and largest |p
+difference|, the largest R-hat and MC error each run reports, and the run time.
+Target (issue 17): under 2% of labels change and mean |p difference| under 0.03.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+
+import numpy as np
+
+from kgslab import data
+from kgslab.billiard import BayesianTransduction
+from kgslab.kernels import rbf_kernel
+from kgslab.kgs import BayesPointMachine
+
+
+def _compare(name, runs, y_test):
+    (p1, d1, t1), (p2, d2, t2) = runs
+    labels1, labels2 = p1 > 0.5, p2 > 0.5
+    return {"problem": name, "n_test": int(len(p1)),
+            "labels_changed": float(np.mean(labels1 != labels2)),
+            "mean_abs_p_difference": float(np.mean(np.abs(p1 - p2))),
+            "max_abs_p_difference": float(np.max(np.abs(p1 - p2))),
+            "test_error_seed1": float(np.mean(np.where(labels1, 1, -1) != y_test)),
+            "max_rhat": float(max(np.nanmax(d1[0]), np.nanmax(d2[0]))),
+            "max_mc_error": float(max(np.nanmax(d1[1]), np.nanmax(d2[1]))),
+            "seconds_per_run": float((t1 + t2) / 2)}
+
+
+def billiard_rows():
+    rows = []
+    for name, loader, sigma in (("thyroid", data.load_thyroid, 3.0), ("heart", data.load_heart, 10.0)):
+        X, y = loader()
+        X_train, X_test, y_train, y_test = data.random_split(X, y, 0.6, random_state=0)
+        K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
+        runs = []
+        for seed in (1, 2):
+            started = time.perf_counter()
+            model = BayesianTransduction(random_state=seed).fit(K, y_train)
+            p_plus = model.predict_proba(K_test)[:, 1]
+            runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started))
+        rows.append(_compare(f"billiard, {name} (sigma = {sigma:g}), one 60:40 split", runs, y_test))
+    return rows
+
+
+def kgs_rows():
+    X, y = data.kgs_76_points()
+    rng = np.random.default_rng(2000)
+    y_noisy = np.where(rng.random(len(y)) < 0.1, -y, y)
+    test_sets = [data.kgs_76_points(random_state=seed) for seed in range(1, 11)]
+    X_test = np.vstack([Xt for Xt, _ in test_sets])
+    y_test = np.concatenate([yt for _, yt in test_sets])
+    runs = []
+    for seed in (1, 2):
+        started = time.perf_counter()
+        model = BayesPointMachine(q=0.1, kernel="rbf", L=1.0, random_state=seed).fit(X, y_noisy)
+        p_plus = model.vote_proba(X_test)[:, 1]
+        runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started))
+    return [_compare("KGS vote, 76 points with 10% flipped labels, q = 0.1, 760 test points", runs, y_test)]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", help="also write the rows as JSON to this file")
+    args = parser.parse_args(argv)
+    warnings.simplefilter("always")
+    rows = billiard_rows() + kgs_rows()
+    for row in rows:
+        verdict = "meets" if row["labels_changed"] < 0.02 and row["mean_abs_p_difference"] < 0.03 else "MISSES"
+        print(f"{row['problem']}: labels changed {row['labels_changed']:.1%}, mean |dp| "
+              f"{row['mean_abs_p_difference']:.4f} (max {row['max_abs_p_difference']:.3f}), max R-hat "
+              f"{row['max_rhat']:.4f}, max MC error {row['max_mc_error']:.4f}, {row['seconds_per_run']:.1f} s a run "
+              f"-> {verdict} the target (< 2% labels, mean |dp| < 0.03)")
+    if args.out:
+        with open(args.out, "w") as handle:
+            json.dump({"command": "python benchmarks/agreement.py --out " + args.out, "rows": rows}, handle, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

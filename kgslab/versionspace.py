@@ -1,0 +1,157 @@
+"""Version space on the unit sphere of feature space: the geometry the kernel Gibbs sampler and the billiard share.
+
+Seeds 001 (KGS, Graepel and Herbrich 2000) and 002 (Bayesian transduction, Graepel, Herbrich and Obermayer
+1999) work with the same objects, written once here.
+
+Coordinates (KGS section 3, BT section 3.1)
+-------------------------------------------
+A hypothesis is a unit vector w = sum_i alpha_i phi(x_i) (KGS eq. 1), ||w||^2 = alpha' K alpha = 1.  One
+eigendecomposition K = U diag(s) U' gives coordinates Phi = U diag(sqrt(s)) with Phi Phi' = K: row i is
+phi(x_i) written in an orthonormal basis of the span of the training points.  A hypothesis is then a
+coordinate vector c (w = Phi' c, ||w|| = ||c||); inner products are plain dot products, <w, phi(x_i)> =
+(Phi c)_i, and the map back to the papers' expansion is alpha = U diag(1/sqrt(s)) c.
+
+* The PSD rule is the kit's one rule (`kgslab._validation.require_psd`).
+* The rank rule: eigen-directions with s < RANK_RTOL * s_max are dropped.  Along them no training output
+  moves by more than 1e-5 of the largest, and in alpha they would carry coefficients of 1e5 times the
+  others, i.e. only rounding error.  Both samplers use this one span.
+* The soft version (BT section 5) adds lam to the diagonal: K + lam I.
+
+Great circles (KGS steps 3-4, BT step 2)
+----------------------------------------
+With v a unit tangent at w (<w, v> = 0), the great circle w(t) = cos t w + sin t v gives point i the margin
+a_i cos t + b_i sin t (a_i = y_i <w, phi_i>, b_i = y_i <v, phi_i>).  It turns from positive to negative at
+
+    t_i = atan2(a_i, -b_i)  (mod 2 pi),                                                     `crossing_angle`
+
+the KGS's "becomes an error" angle and, for a_i >= 0, the billiard's flight time to wall i (in [0, pi]).
+
+A start inside version space (KGS step 1, BT section 3.2) is the maximum-margin hyperplane through the
+origin, the solution of the least-distance programme min ||c|| s.t. y_i (Phi c)_i >= 1; the same solver gives
+the quadratic SVM of KGS Figure 4 and the perceptron's best Novikoff bound (coursework, seed 004).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg
+from scipy.optimize import nnls
+
+from ._blas import blas_threads
+from ._validation import as_gram, as_scalar, require_psd
+
+__all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "random_tangent", "crossing_angle",
+           "crossing_half_angles", "crossing_angle_scalar", "max_margin", "start_in_version_space"]
+
+TWO_PI = 2.0 * np.pi
+RANK_RTOL = 1e-10
+
+
+class Span(NamedTuple):
+    """The span of the training points: Gram matrix (K + lam I), coordinates Phi and the map back to alpha."""
+
+    gram: np.ndarray        # (m, m)
+    features: np.ndarray    # (m, r): Phi = U sqrt(s), Phi Phi' = gram on the kept directions
+    to_alpha: np.ndarray    # (m, r): U / sqrt(s), alpha = to_alpha @ c
+
+    @property
+    def rank(self) -> int:
+        return self.features.shape[1]
+
+
+def kernel_span(K, *, lam: float = 0.0, name: str = "K") -> Span:
+    """One eigendecomposition of K (+ lam I): the PSD check, the rank rule and the coordinates."""
+    gram = as_gram(K, name, psd=False)   # finite, square, symmetric; definiteness from the eigh below
+    lam = as_scalar(lam, "lam", low=0.0)
+    if lam > 0:
+        gram = gram + lam * np.eye(gram.shape[0])
+    with blas_threads(gram.shape[0]):
+        eigenvalues, eigenvectors = scipy.linalg.eigh(gram)
+    require_psd(float(eigenvalues[0]), gram, name, note=f" (after adding lam = {lam:g})" if lam > 0 else "")
+    if not np.any(np.diag(gram) > 0):
+        raise ValueError(f"{name} is zero: every training point has a zero feature vector")
+    keep = eigenvalues > RANK_RTOL * eigenvalues[-1]
+    root = np.sqrt(eigenvalues[keep])
+    features = np.ascontiguousarray(eigenvectors[:, keep] * root)   # row-major: Phi @ v reads rows
+    return Span(gram=gram, features=features, to_alpha=eigenvectors[:, keep] / root)
+
+
+def kernel_coordinates(K, name: str = "K"):
+    """(features Phi (m, r), to_alpha (m, r)) of K: alpha = to_alpha @ c and alpha' K alpha = c' c."""
+    span = kernel_span(K, name=name)
+    return span.features, span.to_alpha
+
+
+def random_tangent(coords, rng) -> np.ndarray:
+    """A unit vector uniform in the tangent space at the unit vector `coords` (isotropic Gaussian, projected)."""
+    direction = rng.standard_normal(coords.shape[0])
+    direction -= (direction @ coords) * coords
+    return direction / math.sqrt(direction @ direction)
+
+
+def crossing_angle(margins, slopes):
+    """Where a_i cos t + b_i sin t turns from positive to negative: atan2(a_i, -b_i) in [0, 2 pi).
+
+    margins a_i = y_i <w, phi_i>, slopes b_i = y_i <v, phi_i> (v a unit tangent at w).  The other zero,
+    where the margin turns positive again, is half a circle later.  For a_i >= 0 the angle is in [0, pi]:
+    the billiard's flight time to wall i.
+    """
+    angle = np.arctan2(margins, -np.asarray(slopes))
+    return angle + TWO_PI * (angle < 0)     # from (-pi, pi] to [0, 2 pi); cheaper than np.mod
+
+
+def crossing_half_angles(margins, slopes):
+    """Both zeros of a_i cos t + b_i sin t folded into [0, pi): (angles, turns_negative).
+
+    The two zeros are half a circle apart; `angles[i]` is the one in [0, pi), and `turns_negative[i]` says
+    whether the margin turns negative there (else it turns positive there and negative pi later).  A sampler
+    sorts these m numbers instead of all 2m crossings (the other half is the same list plus pi).
+    """
+    angle = np.arctan2(margins, -np.asarray(slopes))
+    turns_negative = angle >= 0
+    return angle + np.pi * ~turns_negative, turns_negative
+
+
+def crossing_angle_scalar(margin: float, slope: float) -> float:
+    """`crossing_angle` for two plain floats (the billiard's inner loop, where numpy's call costs most)."""
+    return math.atan2(margin, -slope) % TWO_PI
+
+
+def max_margin(features, y):
+    """The maximum-margin hyperplane through the origin, or None when no hyperplane separates the points.
+
+    Solves min ||c||^2 subject to y_i (Phi c)_i >= 1 (a least-distance programme) by Lawson and Hanson's
+    reduction to one non-negative least-squares problem: min_u ||E u - f|| over u >= 0 with
+    E = [(y * Phi)' ; 1'] and f = (0, ..., 0, 1).  The constraints are infeasible exactly when the residual
+    r = E u - f vanishes; otherwise c = -r[:-1] / r[-1] = Phi' beta with beta = -y u / r[-1].
+    Returns beta (m,): w = sum_i beta_i phi(x_i), functional margin 1 on the support vectors.
+    """
+    features = np.asarray(features, dtype=float)
+    m = features.shape[0]
+    system = np.vstack([(y[:, None] * features).T, np.ones(m)])
+    target = np.zeros(system.shape[0])
+    target[-1] = 1.0
+    weights, _ = nnls(system, target, maxiter=50 * m)
+    residual = system @ weights - target
+    if np.linalg.norm(residual) <= 1e-9 or residual[-1] >= 0:
+        return None
+    beta = -y * weights / residual[-1]
+    if np.min(y * (features @ (features.T @ beta))) <= 0:
+        return None
+    return beta
+
+
+def start_in_version_space(features, y, hint: str) -> np.ndarray:
+    """Unit coordinates of the maximum-margin hyperplane: a point well inside version space.
+
+    Raises a ValueError ending with `hint` (what the caller's user can do) when there is no version space.
+    """
+    beta = max_margin(features, y)
+    if beta is None:
+        raise ValueError("No version space: no w classifies every training point correctly "
+                         f"(no hyperplane through the origin of feature space separates these labels); {hint}")
+    coords = features.T @ beta
+    return coords / np.linalg.norm(coords)

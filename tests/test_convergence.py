@@ -1,0 +1,89 @@
+"""Several chains, "auto" run lengths and the diagnostics the samplers and estimators report (issue 17)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from kgslab import kgs
+from kgslab.billiard import BayesianTransduction, billiard_run
+from kgslab.kernels import linear_kernel, rbf_kernel
+from kgslab.papers.bt1999 import volume_ratio_on_sphere
+
+
+def separable_r3(seed=0, n_train=8, n_test=12):
+    rng = np.random.default_rng(seed)
+    w_star = rng.standard_normal(3)
+    X = rng.standard_normal((n_train, 3))
+    return X, np.sign(X @ w_star), rng.standard_normal((n_test, 3))
+
+
+def test_billiard_auto_meets_its_targets_and_its_error_bars_hold_against_exact_volumes():
+    X, y, T = separable_r3()
+    exact = volume_ratio_on_sphere(X, y, T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)     # the toy must converge well before the cap
+        run = billiard_run(linear_kernel(X), y, linear_kernel(T, X), random_state=1)
+    assert run.converged and np.all(run.mc_error < 0.01)
+    open_ = (run.p_plus > 0.01) & (run.p_plus < 0.99)
+    assert np.all(run.rhat[open_] < 1.01)
+    # the reported error is honest: every p+ within 4 of its standard errors (+ a rounding floor) of the truth
+    assert np.all(np.abs(run.p_plus - exact) <= 4 * run.mc_error + 0.003)
+    assert np.max(np.abs(run.p_plus - exact)) < 0.02          # tighter than the single-trajectory tests
+
+
+def test_billiard_cap_warns_and_says_so():
+    X, y, T = separable_r3(seed=2)
+    with pytest.warns(ConvergenceWarning, match="cap of 20 draws per chain"):
+        run = billiard_run(linear_kernel(X), y, linear_kernel(T, X), max_bounces=2000, target_error=0.001,
+                           random_state=0)
+    assert not run.converged
+
+
+def test_kgs_chains_agree_with_each_other_and_auto_converges():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((30, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(30) > 0, 1.0, -1.0)
+    K = rbf_kernel(X, L=1.0)
+    run = kgs.gibbs_run(K, y, 0.1, random_state=0)
+    assert run.alphas.shape[0] == 4 and run.converged
+    assert np.all(run.mc_error < 0.01)
+    # independent chains estimate the same votes: their per-chain means differ by chance only
+    votes = kgs.vote_draws(run.alphas, K).mean(axis=1)          # (chains, points)
+    spread = votes.std(axis=0, ddof=1) / 2                       # s.e. of a mean of 4
+    assert np.all(np.abs(votes.mean(axis=0) - kgs.vote(run.alphas.reshape(-1, 30), K)) < 1e-12)
+    assert np.mean(spread) < 0.02
+
+
+def test_estimators_report_diagnostics_after_fit_and_predict():
+    X, y, T = separable_r3(seed=4, n_train=10, n_test=6)
+    model = BayesianTransduction(kernel="linear", random_state=0).fit(X, y)
+    with pytest.raises(AttributeError, match="set by predict"):
+        model.rhat_
+    p = model.predict_proba(T)[:, 1]
+    assert model.rhat_.shape == model.ess_.shape == model.mc_error_.shape == (6,)
+    assert np.all(model.mc_error_ < 0.01) and np.all(np.isfinite(p))
+    bpm = kgs.BayesPointMachine(q=0.1, kernel="linear", random_state=0).fit(X, y)
+    assert bpm.rhat_.shape == (10,) and bpm.alphas_.shape[0] % 4 == 0    # training votes after fit
+    bpm.vote_proba(T)
+    assert bpm.mc_error_.shape == (6,)                                    # the points of the latest vote
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda K, y, T: billiard_run(K, y, T, "many"), ValueError, "n_bounces must be a positive integer or 'auto'"),
+    (lambda K, y, T: billiard_run(K, y, T, 100, n_chains=0), ValueError, "n_chains must be >= 1"),
+    (lambda K, y, T: billiard_run(K, y, T, epsilon=1e-5), ValueError, "n_bounces must be at most"),
+    (lambda K, y, T: billiard_run(K, y, T, max_bounces=10**9), ValueError, "max_bounces must be at most"),
+    (lambda K, y, T: billiard_run(K, y, T, 100, refresh_every=0.01), ValueError, "refresh_every must be >= 1"),
+    (lambda K, y, T: billiard_run(K, y, T, target_error=0.0), ValueError, "target_error"),
+    (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, "lots"), ValueError, "n_samples must be a positive integer or 'auto'"),
+    (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, 10, thin=0), ValueError, "thin must be >= 1"),
+    (lambda K, y, T: kgs.log_evidence(K, y, 0.1, thin=0), ValueError, "thin must be >= 1"),
+    (lambda K, y, T: kgs.log_evidence(K, y, 0.1, burn_in=-1), ValueError, "burn_in must be >= 0"),
+    (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, K_monitor=T[:, :3]), ValueError, "K_monitor must have one column"),
+])
+def test_bad_input_is_refused(call, error, message):
+    X, y, T = separable_r3(seed=5)
+    with pytest.raises(error, match=message):
+        call(linear_kernel(X), y, linear_kernel(T, X))
