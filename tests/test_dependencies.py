@@ -100,7 +100,10 @@ def test_oldest_constraints_pin_exactly_the_floors_of_pyproject():
 
 
 # A cap that a current release really needs goes here, with the reason (and the issue that removes it).
-ALLOWED_CAPS: dict[str, str] = {}
+ALLOWED_CAPS: dict[str, str] = {
+    "arviz": "arviz 1.x is the ArviZverse rewrite and needs Python >= 3.12; CI runs Python 3.11, so the kit's "
+             "tests against it (tests/test_diagnostics.py) have never run on 1.x. Lift the cap with a 3.12 job.",
+}
 
 
 def test_no_dependency_is_capped():
