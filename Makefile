@@ -9,7 +9,7 @@ NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # Two workers, one per core; loadscope keeps all cells of one notebook on one worker (nbval needs that).
 XDIST := -n 2 --dist loadscope
 
-.PHONY: lab test unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
+.PHONY: lab test test-grading assignments unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -95,3 +95,12 @@ data: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(OLDEST) .pytest_cache
+
+# nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate): 15-30 minutes.
+# `make test` grades a representative notebook only.
+test-grading: $(STAMP)
+	KGSLAB_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -v --durations=0 tests/test_grading.py
+
+# An nbgrader course directory in course/ (source/ from solutions/, nbgrader_config.py).
+assignments: $(STAMP)
+	$(BIN)/python -m kgslab.assignments course

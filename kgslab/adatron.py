@@ -27,7 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ._estimator import KernelClassifier
 from ._validation import as_gram, as_positive_int, as_pm1_labels, as_scalar
 
-__all__ = ["kernel_adatron", "dual_objective", "KernelAdatron"]
+__all__ = ["kernel_adatron", "adatron_no_bias", "adatron_with_bias", "dual_objective", "KernelAdatron"]
 
 
 def dual_objective(K, y, alpha) -> float:
@@ -48,6 +48,17 @@ def kernel_adatron(K, y, C: float = 1.0, eta: float = 1.0, tol: float = 0.005, m
     K = as_gram(K, "K", psd=False)
     y = as_pm1_labels(y, "y", length=K.shape[0])
     return _coordinate_ascent(K, y, *_check_parameters(C, eta, tol, max_iter, K.shape[0]), bias=bias)
+
+
+def adatron_no_bias(K, y, C, eta=1.0, tol=0.005, max_iter=None):
+    """The handout's first algorithm (no bias), as notebook 05 asks for it: alpha only."""
+    return kernel_adatron(K, y, C=C, eta=eta, tol=tol, max_iter=max_iter, bias=False)[0]
+
+
+def adatron_with_bias(K, y, C, eta=1.0, tol=0.005, max_iter=None):
+    """The handout's second algorithm, as notebook 05 asks for it: (alpha, b)."""
+    alpha, b, _, _ = kernel_adatron(K, y, C=C, eta=eta, tol=tol, max_iter=max_iter, bias=True)
+    return alpha, b
 
 
 def _check_parameters(C, eta, tol, max_iter, n_points):

@@ -19,7 +19,7 @@ from scipy.spatial.distance import cdist
 
 from ._validation import as_gram, as_matrix, as_scalar
 
-__all__ = ["rbf_kernel", "linear_kernel", "kernel_matrix", "normalise", "centre"]
+__all__ = ["rbf_kernel", "linear_kernel", "kernel_matrix", "normalise", "centre", "norms_and_means"]
 
 
 def _pair(X, Z):
@@ -89,3 +89,13 @@ def centre(K) -> np.ndarray:
     row_means = K.mean(axis=1)
     column_means = K.mean(axis=0)
     return K - row_means[:, None] - column_means[None, :] + K.mean()
+
+
+def norms_and_means(K):
+    """Feature-space norms ||phi(x_i)|| = sqrt(K_ii), and the norm of the mean feature vector.
+
+    ||(1/l) sum_i phi(x_i)||^2 = (1/l^2) 1'K1, the mean of all entries of K,
+    so it is 0 exactly when K is centred.  Returns (norms, mean_norm).
+    """
+    K = np.asarray(K, dtype=float)
+    return np.sqrt(np.clip(np.diag(K), 0.0, None)), float(np.sqrt(max(K.mean(), 0.0)))

@@ -96,7 +96,7 @@ from .kernels import kernel_matrix
 
 __all__ = [
     "LabelNoiseEM", "label_noise_em", "noise_rates_from_flip_rates", "flip_rates_from_noise_rates",
-    "fisher_direction", "KFD", "LabelNoiseKFD",
+    "e_step", "m_step", "fisher_direction", "KFD", "LabelNoiseKFD",
 ]
 
 
@@ -172,6 +172,24 @@ def _update_flip_rates(posterior, y_index, frozen):
         labelled_k = y_index == k
         rates[k] = 0.0 if frozen[k] else float(posterior[labelled_k, 1 - k].mean())
     return rates
+
+
+def e_step(log_density, y_index, flip_rates):
+    """The E-step (seed 003, section 3): posterior q_n(y) (n, 2) over the true class, and the log-likelihood.
+
+    log_density (n, 2) holds ln p(x_n | y) for y = 0, 1; y_index (n,) the observed labels as 0 / 1;
+    flip_rates (gamma_0, gamma_1) with gamma_k = P(y != k | yhat = k).  Returns (posterior,
+    sum_n ln sum_y p(x_n | y) P(y | yhat_n)).
+    """
+    return _e_step(np.asarray(log_density, float), np.asarray(y_index), np.asarray(flip_rates, float))
+
+
+def m_step(X, posterior, y_index, shared_covariance: bool = False):
+    """The M-step for Gaussian class conditionals: posterior-weighted means (2, d), covariances (2, d, d)
+    (maximum likelihood, divided by N_y; one pooled covariance when shared) and flip rates (2,)."""
+    X, posterior = np.asarray(X, float), np.asarray(posterior, float)
+    means, covariances = _gaussian_m_step(X, posterior, shared_covariance, 0.0)
+    return means, covariances, _update_flip_rates(posterior, np.asarray(y_index), (False, False))
 
 
 # ---- the Gaussian model in input space ----------------------------------------------------------

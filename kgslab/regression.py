@@ -25,7 +25,8 @@ import scipy.linalg
 
 from ._validation import as_cross_kernel, as_float_array, as_gram, as_matrix, as_scalar, as_vector, require_psd
 
-__all__ = ["ridge", "ridge_dual", "mse", "ridge_errors", "kernel_ridge", "gp_posterior", "log_evidence"]
+__all__ = ["ridge", "ridge_dual", "mse", "ridge_errors", "with_bias", "linear_fit_errors", "kernel_ridge", "cv_error",
+           "gp_posterior", "log_evidence"]
 
 
 def _check_problem(X, y, gamma):
@@ -93,6 +94,22 @@ def ridge_errors(X_train, y_train, X_test, y_test, gammas):
 
 
 # --- Kernel ridge and Gaussian-process regression (sections 1.2 and 1.3) ---------------------------
+
+
+def with_bias(X) -> np.ndarray:
+    """Append a column of ones to X, so that a linear fit w'x + b has an intercept b."""
+    X = np.asarray(X, dtype=float)
+    return np.hstack([X, np.ones((X.shape[0], 1))])
+
+
+def linear_fit_errors(X_train, y_train, X_test, y_test, gamma):
+    """Exercise 2: (training MSE, test MSE) of ridge regression on [x, 1].
+
+    gamma = 0 is least squares (LSR).  The intercept is penalised like the slope,
+    which keeps the formula of notebook 01 unchanged.
+    """
+    w = ridge(with_bias(X_train), y_train, gamma)
+    return mse(y_train, with_bias(X_train) @ w), mse(y_test, with_bias(X_test) @ w)
 
 
 def kernel_ridge(K, y, gamma: float) -> np.ndarray:
@@ -210,3 +227,25 @@ def log_evidence(K, y, sigma2):
     log_determinant = np.sum(np.log(shifted), axis=1)
     values = -0.5 * data_fit - 0.5 * log_determinant - 0.5 * n_points * np.log(2 * np.pi)
     return float(values[0]) if sigma2.ndim == 0 else values
+
+
+def cv_error(X, y, L, gamma, n_folds=5, random_state=0) -> float:
+    """Exercise 3a: the n_folds-fold cross-validation MSE of kernel ridge regression with an RBF kernel.
+
+    Folds come from ``KFold(n_folds, shuffle=True, random_state=random_state)``;
+    each fold is fitted on the other folds (eq. 5, with l = the size of that
+    training part) and scored by the MSE on the held-out fold; the result is the
+    mean of the fold MSEs.
+    """
+    from sklearn.model_selection import KFold
+
+    from .kernels import rbf_kernel
+
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    fold_errors = []
+    for train, held_out in KFold(n_folds, shuffle=True, random_state=random_state).split(X):
+        alpha = kernel_ridge(rbf_kernel(X[train], L=L), y[train], gamma)
+        prediction = rbf_kernel(X[held_out], X[train], L=L) @ alpha   # eq. (6)
+        fold_errors.append(mse(y[held_out], prediction))
+    return float(np.mean(fold_errors))

@@ -1,19 +1,26 @@
 """Write the student notebooks (notebooks/) from the solutions (solutions/).
 
     python -m kgslab.release            # write notebooks/NN_*.ipynb from solutions/NN_*.ipynb
-    python -m kgslab.release --check    # exit 1, naming them, when notebooks/ is stale
-    python -m kgslab.release --force    # overwrite student notebooks even with outputs or edits
-    python -m kgslab.release --tag      # add nbgrader metadata to the solution cells of solutions/
+    python -m kgslab.release --check    # exit 1, naming them, when notebooks/ is stale or edited
+    python -m kgslab.release --force    # overwrite student notebooks even with outputs or edits (backup kept)
+    python -m kgslab.release --tag      # apply the grading layout (nbgrader metadata, points, tests) to solutions/
 
 What a release does to each solution notebook (the markers and the cell
-metadata are nbgrader's, so an instructor can also feed solutions/ to nbgrader):
+metadata are nbgrader's, so an instructor can feed solutions/ to nbgrader as they are):
 
-* in a code cell, every region from a ``### BEGIN SOLUTION`` line to the next
-  ``### END SOLUTION`` line becomes ``# YOUR CODE HERE`` and
+* in a code cell, every region from a line containing ``BEGIN SOLUTION`` to
+  the next line containing ``END SOLUTION`` (nbgrader's rule; we write
+  ``### BEGIN SOLUTION``) becomes ``# YOUR CODE HERE`` and
   ``raise NotImplementedError()``, at the indentation of the BEGIN line;
 * in a markdown cell, such a region becomes ``YOUR ANSWER HERE``;
+* ``BEGIN HIDDEN TESTS`` ... ``END HIDDEN TESTS`` regions are removed;
 * every output and execution count is cleared, and the notebook's stored
   widget state is dropped.
+
+Anything that could publish a solution is an error naming notebook and cell,
+and no notebook is written until all have been validated: an END without a
+BEGIN, a marker-like line nbgrader would not recognise (``# begin solution``,
+``###BEGIN  SOLUTION``), a cell tagged as an nbgrader solution without markers.
 
 The output is deterministic: the same solutions give byte-identical notebooks.
 Each student notebook records a hash of its released cells, so a later release
@@ -27,6 +34,8 @@ import argparse
 import copy
 import hashlib
 import json
+import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -38,60 +47,229 @@ from ._resources import kit_folder
 # from a wheel, the copies inside the installed package (kgslab/_resources.py).
 SOLUTIONS = kit_folder("solutions")
 NOTEBOOKS = kit_folder("notebooks")
+ROOT = SOLUTIONS.parent  # the clone's root in an editable install
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 MARKDOWN_STUB = ("YOUR ANSWER HERE",)
 
+# nbgrader's own rule: any line containing these words (exact case) is a marker.
+BEGIN_WORDS, END_WORDS = "BEGIN SOLUTION", "END SOLUTION"
+BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+# A line that looks like a marker but is not one for nbgrader (other case, missing or doubled space) would
+# leave a solution in the student copy: it is an error.
+_MARKER_LIKE = re.compile(r"(begin|end)[\s_-]*(solution|hidden[\s_-]*tests?)", re.IGNORECASE)
+
 
 class ReleaseError(ValueError):
     """A solution notebook that cannot be released as it is (e.g. an unclosed marker)."""
 
 
+def _marker(line: str) -> str | None:
+    """'begin', 'end', 'begin hidden', 'end hidden' for a marker line (nbgrader's rule), else None."""
+    if BEGIN_HIDDEN in line:
+        return "begin hidden"
+    if END_HIDDEN in line:
+        return "end hidden"
+    if BEGIN_WORDS in line:
+        return "begin"
+    if END_WORDS in line:
+        return "end"
+    return None
+
+
 def strip_solutions(source: str, cell_type: str, where: str = "cell") -> str:
-    """Replace every BEGIN/END SOLUTION region of one cell's source by the stub."""
+    """Replace every BEGIN/END SOLUTION region of one cell's source by the stub; drop hidden tests.
+
+    Marker lines are recognised as nbgrader recognises them: any line
+    containing ``BEGIN SOLUTION`` (``END SOLUTION``), whatever comes before or
+    after.  ``BEGIN HIDDEN TESTS`` ... ``END HIDDEN TESTS`` regions are removed
+    without a stub.  Broken or marker-like lines raise ReleaseError naming `where`.
+    """
     stub = CODE_STUB if cell_type == "code" else MARKDOWN_STUB
     kept: list[str] = []
-    inside = False
-    for line in source.split("\n"):
-        marker = line.strip()
-        if marker.startswith(BEGIN):
+    inside = None                       # None, "solution" or "hidden"
+    for number, line in enumerate(source.split("\n"), start=1):
+        marker = _marker(line)
+        at = f"{where}, line {number}"
+        if marker is None and _MARKER_LIKE.search(line):
+            raise ReleaseError(f"{at}: {line.strip()!r} looks like a marker but is not one for nbgrader "
+                               f"(write '{BEGIN}' / '{END}' exactly, upper case, one space)")
+        if marker in ("begin", "begin hidden"):
             if inside:
-                raise ReleaseError(f"{where}: a second '{BEGIN}' before '{END}'")
-            inside = True
-            indent = line[: len(line) - len(line.lstrip())]
-            kept.extend(indent + text for text in stub)
-        elif marker.startswith(END):
-            if not inside:
-                raise ReleaseError(f"{where}: '{END}' without '{BEGIN}'")
-            inside = False
+                raise ReleaseError(f"{at}: a second BEGIN before the END of the region opened earlier")
+            inside = "solution" if marker == "begin" else "hidden"
+            if inside == "solution":
+                indent = line[: len(line) - len(line.lstrip())]
+                kept.extend(indent + text for text in stub)
+        elif marker in ("end", "end hidden"):
+            wanted = "solution" if marker == "end" else "hidden"
+            if inside != wanted:
+                raise ReleaseError(f"{at}: '{line.strip()}' without a matching BEGIN")
+            inside = None
         elif not inside:
             kept.append(line)
     if inside:
-        raise ReleaseError(f"{where}: '{BEGIN}' is never closed by '{END}'")
+        raise ReleaseError(f"{where}: a BEGIN {'SOLUTION' if inside == 'solution' else 'HIDDEN TESTS'} "
+                           f"is never closed by its END")
     return "\n".join(kept)
 
 
 def has_solution(cell) -> bool:
-    return cell.cell_type in ("code", "markdown") and BEGIN in cell.source
+    """True for a cell with a solution region (nbgrader's marker rule: a line containing BEGIN SOLUTION)."""
+    return cell.cell_type in ("code", "markdown") and any(
+        _marker(line) in ("begin", "end") for line in cell.source.split("\n"))
 
 
-def nbgrader_metadata(grade_id: str) -> dict:
-    """nbgrader's metadata for an ungraded, manually answered solution cell."""
-    return {"grade": False, "grade_id": grade_id, "locked": False, "schema_version": 3,
-            "solution": True, "task": False}
+def _has_markers(cell) -> bool:
+    return cell.cell_type in ("code", "markdown") and any(_marker(line) for line in cell.source.split("\n"))
+
+
+def _tagged_solution(cell) -> bool:
+    return bool(cell.metadata.get("nbgrader", {}).get("solution"))
+
+
+# ---- grading metadata (python -m kgslab.release --tag) ----------------------------------------------
+
+WRITTEN_POINTS = 2
+"""Points of a written answer (a markdown solution cell, graded by hand) unless its cell says otherwise."""
+
+# Names the checks had before the one naming scheme; --tag rewrites them in check cells (e.g. after a merge).
+OLD_CHECK_NAMES = {
+    "exercise_1_primal": "nb01_exercise_1_primal", "exercise_1_errors": "nb01_exercise_1_errors",
+    "exercise_1_dual": "nb01_exercise_1_dual", "exercise_2": "nb02_exercise_2", "exercise_3a": "nb02_exercise_3a",
+    "exercise_3a_cv": "nb02_exercise_3a_cv", "exercise_4a": "nb03_exercise_4a", "exercise_4b": "nb03_exercise_4b",
+    "exercise_5a": "nb04_exercise_5a", "exercise_5b": "nb04_exercise_5b",
+    "exercise_5b_norms_and_means": "nb04_exercise_5b_norms", "exercise_6_no_bias": "nb05_exercise_6_no_bias",
+    "exercise_6_with_bias": "nb05_exercise_6_with_bias", "exercise_7_naive": "nb06_exercise_7_naive",
+    "exercise_7_sparse": "nb06_exercise_7_sparse", "question_5a": "nb07_exercise_5a",
+    "question_5b": "nb07_exercise_5b", "question_5c": "nb07_exercise_5c", "question_5d": "nb07_exercise_5d",
+    "kgs_crossing_angles": "nb08_exercise_1", "kgs_arc_errors": "nb08_exercise_2", "kgs_vote": "nb08_exercise_3",
+    "exercise_9_flight_times": "nb09_exercise_1", "exercise_9_bounce": "nb09_exercise_2",
+    "exercise_9_hoeffding": "nb09_exercise_3", "exercise_9_rejection": "nb09_exercise_4",
+    "exercise_10_1": "nb10_exercise_1", "exercise_10_2": "nb10_exercise_2", "exercise_10_3": "nb10_exercise_3",
+    "exercise_10_4": "nb10_exercise_4",
+}
+_CHECK_CELL = re.compile(r"^\s*(\w+)\s*=\s*check\.(\w+)\(\s*(\w+)\s*\)\s*$")
+_OLD_CALL = re.compile(r"\bcheck\.(\w+)\(")
+
+
+def nbgrader_metadata(grade_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
+    """nbgrader's cell metadata (schema 3)."""
+    metadata = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+                "solution": solution, "task": False}
+    if grade:
+        metadata["points"] = points
+    return metadata
+
+
+def _check_call(cell):
+    """(name, exercise key, argument) of a check cell, else None.
+
+    A check cell starts with ``name = check.nbNN_exercise_X(name)``; a line or two that use the result may
+    follow (the cell is locked all the same).
+    """
+    if cell.cell_type != "code":
+        return None
+    match = _CHECK_CELL.match(cell.source.split("\n", 1)[0])
+    return match.groups() if match else None
+
+
+def _test_source(exercise, function_name: str) -> str:
+    return (f"# Autograded test, {exercise.points} point{'s' if exercise.points != 1 else ''}: {exercise.title}.\n"
+            f"# It passes only on your own {function_name} (the check above records it); silent while it passes.\n"
+            f"check.{exercise.key}.grade()")
+
+
+def _points_text(autograded: list, written: list) -> str:
+    auto, manual = sum(points for _, points in autograded), sum(written)
+    lines = [f"**Points: {auto + manual}** ({auto} autograded, {manual} graded by hand). Each autograded test is "
+             f"the locked cell after a check; its points go only to your own function passing that check."]
+    lines += [f"- {title}: {points}" for title, points in autograded]
+    if written:
+        lines.append(f"- written answers: {len(written)} \u00d7 {written[0]}" if len(set(written)) == 1
+                     else f"- written answers: {' + '.join(map(str, written))}")
+    return "\n".join(lines)
+
+
+def tag_notebook(notebook, stem: str) -> bool:
+    """Apply the grading layout to one solution notebook in place; return True when anything changed.
+
+    Idempotent: solution code cells get nbgrader solution metadata; written
+    answers become manually graded answers with points; check cells are
+    locked and renamed to the one naming scheme; after each check a locked
+    autograded test cell (``check.<key>.grade()``) carries the exercise's
+    points; a locked markdown cell after the title states the points.
+    """
+    from . import check as checks
+
+    before = render(notebook)
+    exercises = checks.exercises()
+    cells = notebook.cells
+    # Old check names, and test cells whose check is gone, first.
+    for cell in cells:
+        if cell.cell_type == "code":
+            cell.source = _OLD_CALL.sub(lambda m: f"check.{OLD_CHECK_NAMES.get(m.group(1), m.group(1))}(",
+                                        cell.source)
+    cells[:] = [cell for cell in cells if cell.metadata.get("kgslab_role") not in ("test", "points")]
+    autograded, written, result = [], [], []
+    for index, cell in enumerate(cells):
+        cell_id = cell.get("id", f"cell{index}")
+        result.append(cell)
+        previous = cell.metadata.get("nbgrader", {})
+        grade_id = previous.get("grade_id") or f"{stem}-{cell_id}"
+        call = _check_call(cell)
+        if has_solution(cell) and cell.cell_type == "code":
+            cell.metadata["nbgrader"] = nbgrader_metadata(grade_id, solution=True)
+        elif has_solution(cell):
+            points = previous.get("points") if previous.get("grade") else WRITTEN_POINTS
+            cell.metadata["nbgrader"] = nbgrader_metadata(grade_id, solution=True, grade=True, points=points)
+            written.append(points)
+        elif call and call[1] in exercises:
+            name, key, argument = call
+            exercise = exercises[key]
+            cell.metadata["nbgrader"] = nbgrader_metadata(grade_id, locked=True)
+            test = nbformat.v4.new_code_cell(_test_source(exercise, argument))
+            test["id"] = f"{cell_id}-test"
+            test.metadata["kgslab_role"] = "test"
+            test.metadata["nbgrader"] = nbgrader_metadata(f"{stem}-{key}", grade=True, locked=True,
+                                                          points=exercise.points)
+            result.append(test)
+            autograded.append((exercise.title, exercise.points))
+        elif call:
+            raise ReleaseError(f"{stem}, cell {index + 1}: check.{call[1]} is not a check of kgslab.check")
+        elif cell.cell_type == "code" and re.search(r"\bcheck\.nb\d\d_exercise_\w+\(", cell.source):
+            raise ReleaseError(f"{stem}, cell {index + 1}: a check must be the first line of its cell, "
+                               f"`name = check.nbNN_exercise_X(name)`, to get its graded test")
+    points = nbformat.v4.new_markdown_cell(_points_text(autograded, written))
+    points["id"] = "points"
+    points.metadata["kgslab_role"] = "points"
+    points.metadata["nbgrader"] = nbgrader_metadata(f"{stem}-points", locked=True)
+    result.insert(1, points)
+    cells[:] = result
+    return render(notebook) != before
 
 
 def tag_solution_cells(notebook, stem: str) -> int:
-    """Give every cell with solution markers nbgrader metadata; return how many were changed."""
-    changed = 0
-    for index, cell in enumerate(notebook.cells):
-        if has_solution(cell) and not cell.metadata.get("nbgrader", {}).get("solution"):
-            cell.metadata["nbgrader"] = nbgrader_metadata(f"{stem}-{cell.get('id', index)}")
-            changed += 1
-    return changed
+    """Backward-compatible name: apply the grading layout; 1 when the notebook changed, else 0."""
+    return int(tag_notebook(notebook, stem))
 
+
+def notebook_points(notebook) -> tuple[float, float]:
+    """(autograded, manually graded) points of a tagged notebook."""
+    auto = manual = 0.0
+    for cell in notebook.cells:
+        grading = cell.metadata.get("nbgrader", {})
+        if grading.get("grade"):
+            if cell.cell_type == "code":
+                auto += grading["points"]
+            else:
+                manual += grading["points"]
+    return auto, manual
+
+
+# ---- the student copy ------------------------------------------------------------------------------
 
 def cells_hash(notebook) -> str:
     """A hash of the cells' types and sources: what a student can edit."""
@@ -102,14 +280,25 @@ def cells_hash(notebook) -> str:
 
 
 def release_notebook(solution) -> nbformat.NotebookNode:
-    """The student copy of one solution notebook (a new object; the input is untouched)."""
+    """The student copy of one solution notebook (a new object; the input is untouched).
+
+    Raises ReleaseError, naming the notebook and the cell, for anything that
+    could publish a solution: broken or marker-like lines, and a cell tagged
+    as an nbgrader solution that has no markers.
+    """
     student = copy.deepcopy(solution)
     stem = student.metadata.get("kgslab", {}).get("name", "notebook")
     for index, cell in enumerate(student.cells):
-        where = f"{stem}, cell {index + 1}"
-        if has_solution(cell):
-            cell.source = strip_solutions(cell.source, cell.cell_type, where)
-            cell.metadata.setdefault("nbgrader", nbgrader_metadata(f"{stem}-{cell.get('id', index)}"))
+        where = f"{stem}, cell {index + 1} (id {cell.get('id', '?')})"
+        if _tagged_solution(cell) and not has_solution(cell):
+            raise ReleaseError(f"{where}: tagged as an nbgrader solution cell but has no "
+                               f"'{BEGIN}' / '{END}' lines; its whole content would reach the student copy")
+        if cell.cell_type in ("code", "markdown"):
+            stripped = strip_solutions(cell.source, cell.cell_type, where)   # also validates marker-free cells
+            if _has_markers(cell):
+                cell.source = stripped
+            if has_solution(solution.cells[index]) and "nbgrader" not in cell.metadata:
+                cell.metadata["nbgrader"] = nbgrader_metadata(f"{stem}-{cell.get('id', index)}", solution=True)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -128,9 +317,21 @@ def render(notebook) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def read_notebook(path: Path):
+    """Read a notebook; a file that is not one gives a one-line ReleaseError naming it."""
+    try:
+        return nbformat.read(path, as_version=4)
+    except Exception as err:  # JSON errors, validation errors, unreadable files: all named the same way
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ReleaseError(f"{path}: not a readable notebook ({type(err).__name__}: {reason[:150]})") from None
+
+
 def student_state(path: Path) -> str | None:
     """Why an existing student notebook must not be overwritten, or None when it may be."""
-    notebook = nbformat.read(path, as_version=4)
+    try:
+        notebook = read_notebook(path)
+    except ReleaseError:
+        return "it is not a readable notebook (a student's broken copy?)"
     if any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"):
         return "it has outputs (it has been run)"
     recorded = notebook.metadata.get("kgslab", {}).get("release_hash")
@@ -139,27 +340,49 @@ def student_state(path: Path) -> str | None:
     return None
 
 
+def _sources(solutions_dir: Path) -> list[Path]:
+    sources = sorted(solutions_dir.glob("[0-9][0-9]_*.ipynb"))
+    if not sources:
+        raise ReleaseError(f"no solution notebooks (NN_name.ipynb) in {solutions_dir}")
+    return sources
+
+
 def plan(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS):
-    """(solution path, student path, fresh text) for every solution notebook, in order."""
-    for source in sorted(solutions_dir.glob("[0-9][0-9]_*.ipynb")):
-        solution = nbformat.read(source, as_version=4)
+    """(solution path, student path, fresh text) for every solution notebook, in order.
+
+    Every notebook is read and validated before the list is returned, so a
+    broken one stops the release before anything is written.
+    """
+    planned = []
+    for source in _sources(solutions_dir):
+        solution = read_notebook(source)
         solution.metadata.setdefault("kgslab", {})["name"] = source.stem
         student = release_notebook(solution)
-        yield source, notebooks_dir / source.name, render(student)
+        planned.append((source, notebooks_dir / source.name, render(student)))
+    return planned
 
 
 def check(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS) -> list[str]:
-    """The problems that make notebooks/ differ from a fresh release (empty when up to date)."""
+    """The problems that make notebooks/ differ from a fresh release (empty when up to date).
+
+    A copy that differs is "stale" when it is still as released (a fresh
+    release will update it) and "edited by a student" when it has outputs or
+    edits (a release refuses it without --force).
+    """
     problems = []
     expected = set()
-    if not any(solutions_dir.glob("[0-9][0-9]_*.ipynb")):
-        return [f"no solution notebooks (NN_*.ipynb) in {solutions_dir}: nothing to check against"]
     for _, target, text in plan(solutions_dir, notebooks_dir):
         expected.add(target.name)
+        shown = target.relative_to(notebooks_dir.parent)
         if not target.exists():
-            problems.append(f"{target.relative_to(notebooks_dir.parent)} is missing")
+            problems.append(f"{shown} is missing")
         elif target.read_text(encoding="utf-8") != text:
-            problems.append(f"{target.relative_to(notebooks_dir.parent)} is stale (differs from a fresh release)")
+            reason = student_state(target)
+            if reason:
+                problems.append(f"{shown} was edited by a student: {reason}; a release keeps it unless --force "
+                                f"(which keeps a backup)")
+            else:
+                problems.append(f"{shown} is stale (differs from a fresh release)")
     for orphan in sorted(notebooks_dir.glob("[0-9][0-9]_*.ipynb")):
         if orphan.name not in expected:
             problems.append(f"{orphan.relative_to(notebooks_dir.parent)} has no solution notebook")
@@ -167,27 +390,48 @@ def check(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS) -> l
 
 
 def release(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS, force: bool = False) -> int:
-    """Write the student notebooks; return the number of notebooks refused."""
+    """Write the student notebooks; return the number of notebooks refused.
+
+    All notebooks are validated first (nothing is written when one is broken);
+    with `force`, a student's copy is kept as NN_name.ipynb.bak (then .bak1,
+    .bak2, ...) before it is overwritten.
+    """
+    planned = plan(solutions_dir, notebooks_dir)
     notebooks_dir.mkdir(exist_ok=True)
     refused = 0
-    for _, target, text in plan(solutions_dir, notebooks_dir):
+    for _, target, text in planned:
         if target.exists():
             if target.read_text(encoding="utf-8") == text:
                 continue
             reason = student_state(target)
             if reason and not force:
-                print(f"refused: {target.name}: {reason}; use --force to overwrite it", file=sys.stderr)
+                print(f"refused: {target.name}: {reason}; use --force to overwrite it (a backup is kept)",
+                      file=sys.stderr)
                 refused += 1
                 continue
+            if reason:
+                backup = _backup_path(target)
+                shutil.copy2(target, backup)
+                print(f"kept {target.name} ({reason}) as {backup.name}")
         target.write_text(text, encoding="utf-8")
         print(f"wrote {target.relative_to(notebooks_dir.parent)}")
     return refused
 
 
+def _backup_path(target: Path) -> Path:
+    candidate = target.with_name(target.name + ".bak")
+    number = 1
+    while candidate.exists():
+        candidate = target.with_name(f"{target.name}.bak{number}")
+        number += 1
+    return candidate
+
+
 def tag(solutions_dir: Path = SOLUTIONS) -> None:
-    for source in sorted(solutions_dir.glob("[0-9][0-9]_*.ipynb")):
-        notebook = nbformat.read(source, as_version=4)
-        if tag_solution_cells(notebook, source.stem):
+    """Apply the grading layout to every solution notebook (idempotent; see tag_notebook)."""
+    for source in _sources(solutions_dir):
+        notebook = read_notebook(source)
+        if tag_notebook(notebook, source.stem):
             source.write_text(render(notebook), encoding="utf-8")
             print(f"tagged {source.relative_to(solutions_dir.parent)}")
 
@@ -201,15 +445,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.tag:
-            tag()
+            tag(SOLUTIONS)
         if args.check:
-            problems = check()
+            problems = check(SOLUTIONS, NOTEBOOKS)
             for problem in problems:
                 print(problem, file=sys.stderr)
             if problems:
                 print("run `make notebooks` (python -m kgslab.release) to regenerate them", file=sys.stderr)
             return 1 if problems else 0
-        return 1 if release(force=args.force) else 0
+        return 1 if release(SOLUTIONS, NOTEBOOKS, force=args.force) else 0
     except ReleaseError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

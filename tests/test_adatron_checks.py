@@ -62,21 +62,21 @@ def sparse_bow(docs):
 
 
 def test_literal_solutions_pass(capsys):
-    assert check.exercise_6_no_bias(no_bias) is no_bias
-    assert check.exercise_6_with_bias(with_bias) is with_bias
-    assert check.exercise_7_naive(naive_bow) is naive_bow
-    assert check.exercise_7_sparse(sparse_bow) is sparse_bow
+    assert check.nb05_exercise_6_no_bias(no_bias) is no_bias
+    assert check.nb05_exercise_6_with_bias(with_bias) is with_bias
+    assert check.nb06_exercise_7_naive(naive_bow) is naive_bow
+    assert check.nb06_exercise_7_sparse(sparse_bow) is sparse_bow
     assert capsys.readouterr().out.count("✔") == 4
 
 
-@pytest.mark.parametrize("exercise", ["exercise_6_no_bias", "exercise_6_with_bias", "exercise_7_naive",
-                                      "exercise_7_sparse"])
+@pytest.mark.parametrize("exercise", ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias", "nb06_exercise_7_naive",
+                                      "nb06_exercise_7_sparse"])
 def test_blank_falls_back_to_a_working_reference(exercise, capsys):
     returned = getattr(check, exercise)(blank)
     assert returned is not blank
     assert "not attempted yet" in capsys.readouterr().out
     # The fallback has the student's signature and works.
-    if exercise.startswith("exercise_6"):
+    if exercise.startswith("nb05_exercise_6"):
         K = np.eye(4)
         result = returned(K, np.array([1.0, -1.0, 1.0, -1.0]), 1.0)
         alpha = result[0] if exercise.endswith("with_bias") else result
@@ -93,7 +93,7 @@ def test_blank_falls_back_to_a_working_reference(exercise, capsys):
     lambda K, y, C, eta=1.0, tol=0.005, max_iter=None: literal_adatron(K, y, C, eta, tol, max_iter)[0],
 ], ids=["bias from the old alpha", "ignores tol", "returns alpha only"])
 def test_adatron_slips_are_caught(slip, capsys):
-    assert check.exercise_6_with_bias(slip) is not slip
+    assert check.nb05_exercise_6_with_bias(slip) is not slip
     assert "✘" in capsys.readouterr().out
 
 
@@ -111,7 +111,7 @@ def test_adatron_without_bias_slips_are_caught(capsys):
         return literal_adatron(K, y, C, eta, tol, max_iter, bias=True)[0]
 
     for slip in (all_coordinates, bias_left_in):
-        assert check.exercise_6_no_bias(slip) is not slip
+        assert check.nb05_exercise_6_no_bias(slip) is not slip
     assert capsys.readouterr().out.count("✘") == 2
 
 
@@ -126,6 +126,6 @@ def test_bag_of_words_slips_are_caught(capsys):
                         dtype=float)
 
     for slip in (presence_only, case_sensitive):
-        assert check.exercise_7_naive(slip) is not slip
-        assert check.exercise_7_sparse(slip) is not slip
+        assert check.nb06_exercise_7_naive(slip) is not slip
+        assert check.nb06_exercise_7_sparse(slip) is not slip
     assert capsys.readouterr().out.count("✘") == 4

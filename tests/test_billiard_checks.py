@@ -34,26 +34,26 @@ def rejection_with_less_or_equal(confidence, correct, thresholds):
 
 
 def test_references_pass(capsys):
-    assert check.exercise_9_flight_times(billiard.flight_times) is billiard.flight_times
-    assert check.exercise_9_bounce(billiard.billiard_bounce) is billiard.billiard_bounce
-    assert check.exercise_9_hoeffding(billiard.hoeffding_bounces) is billiard.hoeffding_bounces
-    assert check.exercise_9_rejection(bt1999.error_rejection_curve) is bt1999.error_rejection_curve
+    assert check.nb09_exercise_1(lambda *a, **k: billiard.flight_times(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_2(lambda *a, **k: billiard.billiard_bounce(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_3(lambda *a, **k: billiard.hoeffding_bounces(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_4(lambda *a, **k: bt1999.error_rejection_curve(*a, **k)).__name__ == '<lambda>'
     assert capsys.readouterr().out.count("✔ correct on") == 4
 
 
 def test_blanks_fall_back_to_the_reference(capsys):
-    assert check.exercise_9_flight_times(blank) is billiard.flight_times
-    assert check.exercise_9_bounce(blank) is billiard.billiard_bounce
-    assert check.exercise_9_hoeffding(blank) is billiard.hoeffding_bounces
-    assert check.exercise_9_rejection(blank) is bt1999.error_rejection_curve
+    assert check.nb09_exercise_1(blank).__wrapped__ is billiard.flight_times
+    assert check.nb09_exercise_2(blank).__wrapped__ is billiard.billiard_bounce
+    assert check.nb09_exercise_3(blank).__wrapped__ is billiard.hoeffding_bounces
+    assert check.nb09_exercise_4(blank).__wrapped__ is bt1999.error_rejection_curve
     assert capsys.readouterr().out.count("not attempted yet") == 4
 
 
 def test_slips_are_caught(capsys):
     with np.errstate(divide="ignore"):
-        assert check.exercise_9_flight_times(flight_times_with_arctan) is billiard.flight_times
-    assert check.exercise_9_bounce(bounce_without_reflection) is billiard.billiard_bounce
-    assert check.exercise_9_hoeffding(hoeffding_rounded_down) is billiard.hoeffding_bounces
-    assert check.exercise_9_rejection(rejection_with_less_or_equal) is bt1999.error_rejection_curve
+        assert check.nb09_exercise_1(flight_times_with_arctan).__wrapped__ is billiard.flight_times
+    assert check.nb09_exercise_2(bounce_without_reflection).__wrapped__ is billiard.billiard_bounce
+    assert check.nb09_exercise_3(hoeffding_rounded_down).__wrapped__ is billiard.hoeffding_bounces
+    assert check.nb09_exercise_4(rejection_with_less_or_equal).__wrapped__ is bt1999.error_rejection_curve
     output = capsys.readouterr().out
     assert output.count("Hint:") == 4 and "✔ correct on" not in output

@@ -1,8 +1,19 @@
-"""The check-and-fall-back mechanism and the panel shell shared by every notebook."""
+"""The check-and-fall-back mechanism and the panel shell shared by every notebook.
+
+Each test below is an attempt to get a tick (or a graded point) from work that is not the student's own,
+or to hang or bury the verdict: blank, wrong, re-run after a fall-back, changed inputs, wrong types,
+endless loops, sys.exit(), a flood of prints.  None may succeed.
+"""
+
+import threading
+import time
 
 import numpy as np
+import pytest
 
-from kgslab.check import Case, allclose, run_exercise
+from kgslab import check
+from kgslab.check import Case, Exercise, allclose, run_exercise
+from kgslab.check import core
 from kgslab.widgets import Panel, float_slider
 
 
@@ -13,6 +24,22 @@ def reference(x, power=2):
 CASES = [Case("three numbers", (np.array([1.0, 2.0, 3.0]),)), Case("cubes", (np.array([2.0]),), {"power": 3})]
 
 
+def blank(*args, **kwargs):
+    raise NotImplementedError()
+
+
+def is_kit_reference(function):
+    return getattr(function, "__wrapped__", None) is reference
+
+
+@pytest.fixture
+def demo():
+    """An Exercise on the demo reference, its record cleared."""
+    core._RECORDS.pop("demo", None)
+    yield Exercise("demo", "Demo", reference, lambda: CASES, points=2)
+    core._RECORDS.pop("demo", None)
+
+
 def test_a_correct_function_is_returned(capsys):
     def student(x, power=2):
         return np.power(x, power)
@@ -21,17 +48,16 @@ def test_a_correct_function_is_returned(capsys):
 
 
 def test_a_blank_exercise_falls_back_kindly(capsys):
-    def student(x, power=2):
-        raise NotImplementedError()
-    assert run_exercise("Demo", student, reference, CASES) is reference
+    returned = run_exercise("Demo", blank, reference, CASES)
+    assert is_kit_reference(returned) and returned(np.array([3.0])) == 9.0
     out = capsys.readouterr().out
-    assert "not attempted yet" in out and "reference implementation" in out
+    assert "not attempted yet" in out and "reference implementation" in out and "✔" not in out
 
 
 def test_a_wrong_answer_names_the_case_and_gives_the_hint(capsys):
     def student(x, power=2):
         return np.asarray(x) * power
-    assert run_exercise("Demo", student, reference, CASES, hint="use **") is reference
+    assert is_kit_reference(run_exercise("Demo", student, reference, CASES, hint="use **"))
     out = capsys.readouterr().out
     assert "not yet right on test 1 (three numbers)" in out and "Hint: use **" in out
 
@@ -39,17 +65,283 @@ def test_a_wrong_answer_names_the_case_and_gives_the_hint(capsys):
 def test_a_crash_is_reported_not_raised(capsys):
     def student(x, power=2):
         return x.nonexistent
-    assert run_exercise("Demo", student, reference, CASES) is reference
+    assert is_kit_reference(run_exercise("Demo", student, reference, CASES))
     assert "raised AttributeError on test 1" in capsys.readouterr().out
+
+
+# ---- re-running a check after a fall-back ---------------------------------------------------------
+
+def test_rerun_after_fallback_says_still_open_and_never_ticks(demo, capsys):
+    name = demo(blank)                     # the cell `f = check.demo(f)` run once with f blank ...
+    again = demo(name)                     # ... and run again: f is now the kit's reference
+    out = capsys.readouterr().out
+    assert "✔" not in out and "still open" in out and "is the kit's reference" in out
+    assert again is name and is_kit_reference(again)
+    assert core._RECORDS["demo"].passed is False
+
+
+def test_handing_in_the_reference_itself_is_not_a_tick(capsys):
+    assert is_kit_reference(run_exercise("Demo", reference, reference, CASES))
+    out = capsys.readouterr().out
+    assert "still open" in out and "✔" not in out
+
+
+# ---- inputs: fresh copies, changes detected --------------------------------------------------------
+
+def test_a_function_that_changes_its_input_is_told_and_not_adopted(capsys):
+    def squares_in_place(x, power=2):
+        x **= power                       # right values, but the caller's array is overwritten
+        return x
+    assert is_kit_reference(run_exercise("Demo", squares_in_place, reference, CASES))
+    out = capsys.readouterr().out
+    assert "changed its input `x` in place on test 1" in out and "✔" not in out
+
+
+def test_in_place_normalisation_is_caught_as_in_notebook_04(capsys):
+    def normalise_in_place(K):
+        d = np.sqrt(np.diag(K))
+        K /= np.outer(d, d)
+        return K
+    assert check.nb04_exercise_5a(normalise_in_place) is not normalise_in_place
+    assert "changed its input `K` in place" in capsys.readouterr().out
+
+
+def test_in_place_ridge_is_caught_as_in_notebook_02(capsys):
+    def kernel_ridge_in_place(K, y, gamma):
+        K += gamma * len(y) * np.eye(len(y))
+        return np.linalg.solve(K, y)
+    assert check.nb02_exercise_3a(kernel_ridge_in_place) is not kernel_ridge_in_place
+    assert "changed its input `K` in place" in capsys.readouterr().out
+
+
+def test_cases_sharing_one_array_get_fresh_copies(capsys):
+    shared = np.array([1.0, 2.0])
+    cases = [Case("first", (shared,)), Case("second", (shared,))]
+    seen = []
+
+    def spoiler(x, power=2):
+        seen.append(x.copy())
+        result = np.asarray(x, float) ** power
+        x[:] = 99.0                        # writes into its input: must not reach the next case or the reference
+        return result
+
+    run_exercise("Demo", spoiler, reference, cases)
+    assert np.array_equal(shared, [1.0, 2.0])
+    assert "changed its input" in capsys.readouterr().out
+
+    def reader(x, power=2):
+        seen.append(x.copy())
+        return np.asarray(x, float) ** power
+    assert run_exercise("Demo", reader, reference, cases) is reader
+    assert all(np.array_equal(copy, [1.0, 2.0]) for copy in seen)
+
+
+def test_a_changed_keyword_argument_or_list_is_detected(capsys):
+    def appends(docs, extra=None):
+        docs.append("more")
+        return len(docs) - 1
+    cases = [Case("two documents", (["a", "b"],), {"extra": [1]})]
+    run_exercise("Demo", appends, lambda docs, extra=None: len(docs), cases)
+    assert "changed its input `docs`" in capsys.readouterr().out
+
+
+# ---- types ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expected, got, words", [
+    (np.zeros(3), [0.0, 0.0, 0.0], "got a list"),
+    (np.zeros(2), (0.0, 0.0), "got a tuple"),
+    ((1.0, 2.0), np.array([1.0, 2.0]), "expected a tuple of 2 values, got a numpy array"),
+    ((1.0, 2.0), [1.0, 2.0], "expected a tuple of 2 values, got a list"),
+    (1.5, "1.5", "got a str"),
+    (1.5, 1.5 + 0j, "got a complex"),
+    (np.ones(2), np.ones(2, dtype=complex), "complex numbers"),
+    (np.ones(2), np.array(["1", "1"]), "strings"),
+    (1.0, True, "got a bool"),
+    (np.ones(2), np.ones(2, dtype=object), "Python objects"),
+])
+def test_types_are_compared_and_the_returned_type_is_named(expected, got, words):
+    problem = allclose()(expected, got)
+    assert problem and words in problem
+
+
+def test_right_types_pass():
+    compare = allclose()
+    assert compare(np.ones(3), np.ones(3, dtype=int)) is None
+    assert compare(2.0, np.float64(2.0)) is None and compare(2.0, 2) is None and compare(2, np.int64(2)) is None
+    assert compare((1.0, np.ones(2)), (1.0 + 1e-12, np.ones(2))) is None
 
 
 def test_wrong_shape_and_tuples_are_explained():
     compare = allclose()
     assert "expected shape (3,), got shape (2,)" in compare(np.zeros(3), np.zeros(2))
     assert "in part 2" in compare((1.0, np.ones(2)), (1.0, np.zeros(2)))
-    assert compare((1.0, np.ones(2)), (1.0 + 1e-12, np.ones(2))) is None
     assert "NaN" in compare(np.ones(2), np.array([1.0, np.nan]))
 
+
+def test_a_list_where_an_array_is_meant_is_refused_by_a_real_check(capsys):
+    def as_list(X, y, gamma):
+        return list(np.linalg.solve(X.T @ X + gamma * len(y) * np.eye(X.shape[1]), X.T @ y))
+    assert check.nb01_exercise_1_primal(as_list) is not as_list
+    assert "got a list" in capsys.readouterr().out
+
+
+# ---- time limit -------------------------------------------------------------------------------------
+
+def endless(x, power=2):
+    while True:
+        pass
+
+
+def swallows_exceptions(x, power=2):
+    while True:                            # a student's catch-all: the time limit is not an Exception
+        try:
+            time.sleep(10)
+        except Exception:
+            pass
+
+
+@pytest.mark.parametrize("student", [endless, swallows_exceptions, lambda x, power=2: time.sleep(60)])
+def test_an_endless_loop_is_stopped_by_the_time_limit(student, capsys):
+    started = time.perf_counter()
+    assert is_kit_reference(run_exercise("Demo", student, reference, CASES, time_limit=0.5))
+    assert time.perf_counter() - started < 3.0
+    assert "did not finish within the time limit of 0.5 s" in capsys.readouterr().out
+
+
+def test_the_time_limit_also_works_outside_the_main_thread(capsys):
+    returned = []
+    worker = threading.Thread(target=lambda: returned.append(
+        run_exercise("Demo", endless, reference, CASES, time_limit=0.5)))
+    worker.start()
+    worker.join(5.0)
+    assert not worker.is_alive() and is_kit_reference(returned[0])
+    assert "did not finish within the time limit" in capsys.readouterr().out
+
+
+def test_the_limit_is_stated_and_tighter_for_students_than_for_grading():
+    assert 1 <= check.TIME_LIMIT <= 10 and check.TIME_LIMIT < check.GRADING_TIME_LIMIT < 30
+
+
+def test_no_alarm_is_left_behind_after_a_check(capsys):
+    def slow_but_fine(x, power=2):
+        return np.asarray(x, float) ** power
+    assert run_exercise("Demo", slow_but_fine, reference, CASES, time_limit=0.3) is slow_but_fine
+    time.sleep(0.6)                        # an alarm left armed would raise here
+
+
+# ---- printed output, sys.exit, KeyboardInterrupt ----------------------------------------------------
+
+def test_a_print_flood_is_summarised_and_the_verdict_comes_last(capsys):
+    def chatty(x, power=2):
+        for step in range(1000):
+            print(f"step {step}")
+        return np.asarray(x, float) ** power
+    assert run_exercise("Demo", chatty, reference, CASES[:1]) is chatty
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) < 10
+    assert "printed 1000 lines (first 3 shown)" in out[0] and "step 0" in out[1] and "step 999" not in "".join(out)
+    assert "✔ correct on the test" in out[-1]
+
+
+@pytest.mark.parametrize("exit_how, words", [(SystemExit, "sys.exit()"), (KeyboardInterrupt, "interrupted")])
+def test_sys_exit_and_keyboard_interrupt_give_a_verdict(exit_how, words, capsys):
+    def quits(x, power=2):
+        raise exit_how()
+    assert is_kit_reference(run_exercise("Demo", quits, reference, CASES))
+    out = capsys.readouterr().out
+    assert words in out and "✘" in out
+
+
+# ---- grading ----------------------------------------------------------------------------------------
+
+def test_grade_silent_when_passed_and_one_line_when_not_while_a_student_works(demo, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    demo.grade()
+    assert "has not been run" in capsys.readouterr().out
+    demo(lambda x, power=2: np.asarray(x, float) ** power)
+    capsys.readouterr()
+    demo.grade()
+    assert capsys.readouterr().out == ""
+    demo(blank)
+    capsys.readouterr()
+    demo.grade()
+    assert capsys.readouterr().out == "Graded test (2 points): not passed yet: not attempted yet (blank still raises " \
+                                      "NotImplementedError).\n"
+
+
+@pytest.mark.parametrize("mode", ["autograde", "validate"])
+def test_grade_raises_under_nbgrader_unless_the_students_own_function_passed(demo, monkeypatch, mode, capsys):
+    monkeypatch.setenv("NBGRADER_EXECUTION", mode)
+    with pytest.raises(AssertionError, match="has not been run"):
+        demo.grade()
+    fallback = demo(blank)
+    with pytest.raises(AssertionError, match="not attempted"):
+        demo.grade()
+    demo(fallback)                          # a re-run after the fall-back
+    with pytest.raises(AssertionError, match="still open"):
+        demo.grade()
+    demo(lambda x, power=2: np.asarray(x, float) ** power)
+    demo.grade()
+    demo(lambda x, power=2: np.asarray(x, float))   # the last run counts
+    with pytest.raises(AssertionError, match="not yet right"):
+        demo.grade()
+
+
+# ---- every real check -------------------------------------------------------------------------------
+
+EXERCISES = check.exercises()
+
+
+def test_one_naming_scheme():
+    assert len(EXERCISES) == 30
+    for name, exercise in EXERCISES.items():
+        assert exercise.key == name and name.startswith("nb") and "_exercise_" in name, name
+        assert exercise.points >= 1
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_every_check_ticks_only_the_students_own_work(name, capsys, monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    exercise = EXERCISES[name]
+
+    def retyped(*args, **kwargs):          # a student who wrote out the reference's code
+        return exercise.reference(*args, **kwargs)
+    assert exercise(retyped) is retyped
+    exercise.grade()
+
+    fallback = exercise(blank)
+    assert fallback is not blank
+    with pytest.raises(AssertionError):
+        exercise.grade()
+    assert exercise(fallback) is fallback  # the re-run
+    with pytest.raises(AssertionError, match="still open"):
+        exercise.grade()
+
+    def as_lists(*args, **kwargs):         # the right values, as lists instead of arrays
+        result = exercise.reference(*args, **kwargs)
+        if isinstance(result, tuple):
+            return [np.asarray(part).tolist() for part in result]
+        return np.asarray(result).tolist() if isinstance(result, np.ndarray) else str(result)
+    assert exercise(as_lists) is not as_lists
+
+    def spoils_input(*args, **kwargs):     # the right values, but an input array is changed
+        result = exercise.reference(*args, **kwargs)
+        for value in args:
+            if isinstance(value, np.ndarray) and value.size:
+                value.flat[0] = value.flat[0] + 1.0
+                break
+            if isinstance(value, list) and value:
+                value.append(value[0])
+                break
+        return result
+    has_mutable_input = any(isinstance(value, (np.ndarray, list)) for value in exercise.cases()[0].args)
+    assert (exercise(spoils_input) is spoils_input) == (not has_mutable_input)
+    out = capsys.readouterr().out
+    assert out.count("✔") == 1 + (not has_mutable_input)
+    assert ("changed its input" in out) == has_mutable_input
+
+
+# ---- the panel shell --------------------------------------------------------------------------------
 
 def test_panel_redraws_and_reports_when_a_slider_moves():
     def draw(figure, a):
@@ -66,3 +358,25 @@ def test_panel_redraws_and_reports_when_a_slider_moves():
     assert panel.png != first_png and panel.image.value == panel.png
     assert "twice a" in panel.report.value
     assert not panel.a.continuous_update
+
+
+def test_the_time_limit_stops_an_endless_loop_in_a_real_notebook_kernel():
+    """A notebook cell runs in the main thread of an ipykernel, where the SIGALRM timer is used."""
+    from nbconvert.preprocessors import ExecutePreprocessor
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    notebook = new_notebook(cells=[new_code_cell(
+        "import time\n"
+        "import numpy as np\n"
+        "from kgslab.check import Case, run_exercise\n"
+        "def endless(x):\n"
+        "    while True:\n"
+        "        pass\n"
+        "started = time.perf_counter()\n"
+        "f = run_exercise('Demo', endless, np.square, [Case('one', (np.ones(2),))], time_limit=1.0)\n"
+        "print('seconds', round(time.perf_counter() - started))\n"
+        "print('fell back', f(np.array([3.0]))[0] == 9.0)")])
+    ExecutePreprocessor(timeout=60, kernel_name="python3").preprocess(notebook, {})
+    text = "".join(output.get("text", "") for output in notebook.cells[0].outputs)
+    assert "did not finish within the time limit of 1 s" in text
+    assert "fell back True" in text and int(text.split("seconds ")[1].split()[0]) <= 3

@@ -97,7 +97,7 @@ def test_sinc_data_follows_the_handout():
 def test_cv_error_reference_matches_sklearn_cross_validation_on_a_precomputed_kernel():
     from sklearn.model_selection import KFold, cross_val_score
 
-    from kgslab.check.nb02_kernel_ridge import cv_error
+    from kgslab.regression import cv_error
     X, y = sinc_data(100, random_state=11)
     L, gamma = 0.5, 1e-3
     # Each training part has 80 points, so eq. (5)'s gamma * l is sklearn's alpha = gamma * 80.
@@ -109,7 +109,7 @@ def test_cv_error_reference_matches_sklearn_cross_validation_on_a_precomputed_ke
 def test_linear_fit_errors_reference_matches_sklearn_linear_regression():
     from sklearn.linear_model import LinearRegression
 
-    from kgslab.check.nb02_kernel_ridge import linear_fit_errors
+    from kgslab.regression import linear_fit_errors
     X, y = sinc_data(200, random_state=12)
     peer = LinearRegression().fit(X[:100], y[:100])
     train, test = linear_fit_errors(X[:100], y[:100], X[100:], y[100:], 0.0)
@@ -119,7 +119,7 @@ def test_linear_fit_errors_reference_matches_sklearn_linear_regression():
 
 def test_notebook_02_checks_accept_right_and_refuse_wrong_answers(capsys):
     from kgslab import check
-    from kgslab.check.nb02_kernel_ridge import cv_error, linear_fit_errors
+    from kgslab.regression import cv_error, linear_fit_errors
 
     def blank(*args, **kwargs):
         raise NotImplementedError()
@@ -130,11 +130,11 @@ def test_notebook_02_checks_accept_right_and_refuse_wrong_answers(capsys):
     def kernel_ridge_by_student(K, y, gamma):
         return np.linalg.solve(K + gamma * len(y) * np.eye(len(y)), y)
 
-    assert check.exercise_3a(kernel_ridge_by_student) is kernel_ridge_by_student
-    assert check.exercise_3a(kernel_ridge_without_l) is kernel_ridge
+    assert check.nb02_exercise_3a(kernel_ridge_by_student) is kernel_ridge_by_student
+    assert check.nb02_exercise_3a(kernel_ridge_without_l).__wrapped__ is kernel_ridge
     assert "✘" in capsys.readouterr().out
-    assert check.exercise_3a(blank) is kernel_ridge
-    assert check.exercise_2(blank) is linear_fit_errors
-    assert check.exercise_3a_cv(blank) is cv_error
-    assert check.exercise_2(lambda *a: (0.0, 0.0)) is linear_fit_errors
+    assert check.nb02_exercise_3a(blank).__wrapped__ is kernel_ridge
+    assert check.nb02_exercise_2(blank).__wrapped__ is linear_fit_errors
+    assert check.nb02_exercise_3a_cv(blank).__wrapped__ is cv_error
+    assert check.nb02_exercise_2(lambda *a: (0.0, 0.0)).__wrapped__ is linear_fit_errors
     assert "not attempted" in capsys.readouterr().out

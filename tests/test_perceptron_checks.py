@@ -44,15 +44,15 @@ def novikoff(K, y, a):
 
 
 def test_written_solutions_pass(capsys):
-    assert check.question_5a(perceptron.perceptron) is perceptron.perceptron
-    assert check.question_5b(dual_perceptron) is dual_perceptron
+    assert check.nb07_exercise_5a(lambda *a, **k: perceptron.perceptron(*a, **k)).__name__ == '<lambda>'
+    assert check.nb07_exercise_5b(dual_perceptron) is dual_perceptron
     solve = lambda K, y, a: np.linalg.solve(K + a * np.eye(len(y)), y)  # noqa: E731
-    assert check.question_5c(solve) is solve
-    assert check.question_5d(novikoff) is novikoff
+    assert check.nb07_exercise_5c(solve) is solve
+    assert check.nb07_exercise_5d(novikoff) is novikoff
     assert capsys.readouterr().out.count("✔") == 4
 
 
-@pytest.mark.parametrize("question", ["question_5a", "question_5b", "question_5c", "question_5d"])
+@pytest.mark.parametrize("question", ["nb07_exercise_5a", "nb07_exercise_5b", "nb07_exercise_5c", "nb07_exercise_5d"])
 def test_blank_exercise_falls_back_to_a_working_reference(question, capsys):
     returned = getattr(check, question)(blank)
     assert returned is not blank
@@ -63,14 +63,14 @@ def test_fallbacks_take_the_notebook_calls():
     """The notebook calls perceptron(X, y) and kernel_perceptron(K, y) without max_epochs (default 100)."""
     X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
     y = np.array([1.0, 1.0, -1.0, -1.0])  # XOR: cycles, so the default number of epochs shows
-    w, alpha = check.question_5a(blank)(X, y)
+    w, alpha = check.nb07_exercise_5a(blank)(X, y)
     assert np.array_equal(alpha, np.full(4, 100.0)) and np.allclose(w, 0)
-    assert np.array_equal(check.question_5b(blank)(X @ X.T, y), np.full(4, 100.0))
+    assert np.array_equal(check.nb07_exercise_5b(blank)(X @ X.T, y), np.full(4, 100.0))
 
 
 def test_near_misses_are_caught(capsys):
-    assert check.question_5a(primal_with_strict_inequality) is not primal_with_strict_inequality
+    assert check.nb07_exercise_5a(primal_with_strict_inequality) is not primal_with_strict_inequality
     forgot_a = lambda K, y, a: np.linalg.solve(K, y) if a == 0 else np.linalg.solve(K + np.eye(len(y)), y)  # noqa
-    assert check.question_5c(forgot_a) is not forgot_a
+    assert check.nb07_exercise_5c(forgot_a) is not forgot_a
     out = capsys.readouterr().out
     assert out.count("✘") == 2 and "Hint" in out

@@ -35,12 +35,32 @@ def test_two_regions_in_one_cell():
 
 @pytest.mark.parametrize("source, message", [
     ("### BEGIN SOLUTION\nx = 1", "never closed"),
-    ("x = 1\n### END SOLUTION", "without"),
+    ("x = 1\n### END SOLUTION", "without a matching BEGIN"),
     ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "second"),
+    ("# begin solution\nx = 1\n# end solution", "looks like a marker"),         # other case
+    ("### BEGIN  SOLUTION\nx = 1\n### END SOLUTION", "looks like a marker"),     # two spaces
+    ("###BEGINSOLUTION\nx = 1\n###ENDSOLUTION", "looks like a marker"),          # no space
+    ("### Begin Solution\nx = 1\n### End Solution", "looks like a marker"),
+    ("### BEGIN HIDDEN TESTS\nassert x", "never closed"),
 ])
 def test_broken_markers_are_reported(source, message):
     with pytest.raises(release.ReleaseError, match=message):
         release.strip_solutions(source, "code", "nb, cell 3")
+
+
+@pytest.mark.parametrize("begin, end", [("# BEGIN SOLUTION", "# END SOLUTION"),
+                                        ("###BEGIN SOLUTION", "###END SOLUTION"),
+                                        ("    ## BEGIN SOLUTION here", "## END SOLUTION (done)")])
+def test_every_marker_nbgrader_recognises_is_recognised(begin, end):
+    stripped = release.strip_solutions(f"def f():\n{begin}\n    return 42\n{end}", "code")
+    assert "42" not in stripped and "raise NotImplementedError()" in stripped
+
+
+def test_hidden_tests_never_reach_the_student_copy():
+    source = "check.nb01_exercise_1_primal.grade()\n### BEGIN HIDDEN TESTS\nassert secret()\n### END HIDDEN TESTS\nx = 1"
+    stripped = release.strip_solutions(source, "code")
+    assert "secret" not in stripped and "HIDDEN" not in stripped and stripped.endswith("x = 1")
+    assert "raise NotImplementedError" not in stripped
 
 
 def _solution_notebook():
@@ -83,6 +103,56 @@ def test_release_is_deterministic(folders):
     (notebooks / "01_demo.ipynb").unlink()
     release.release(solutions, notebooks)
     assert (notebooks / "01_demo.ipynb").read_bytes() == first
+
+
+def test_errors_name_notebook_and_cell(folders):
+    solutions, notebooks = folders
+    notebook = nbformat.read(solutions / "01_demo.ipynb", as_version=4)
+    notebook.cells[1].source = "x = 1\n### END SOLUTION"
+    nbformat.write(notebook, solutions / "01_demo.ipynb")
+    with pytest.raises(release.ReleaseError, match=r"01_demo, cell 2 \(id cell-1\), line 2"):
+        release.release(solutions, notebooks)
+
+
+def test_a_cell_tagged_solution_without_markers_is_refused(folders):
+    solutions, notebooks = folders
+    notebook = nbformat.read(solutions / "01_demo.ipynb", as_version=4)
+    notebook.cells.append(new_code_cell("def g():\n    return 'the answer'"))
+    notebook.cells[-1]["id"] = "cell-3"
+    notebook.cells[-1].metadata["nbgrader"] = release.nbgrader_metadata("demo-g", solution=True)
+    nbformat.write(notebook, solutions / "01_demo.ipynb")
+    with pytest.raises(release.ReleaseError, match="01_demo, cell 4 .*tagged as an nbgrader solution"):
+        release.release(solutions, notebooks)
+    assert not notebooks.exists() or not list(notebooks.iterdir())
+
+
+def test_all_notebooks_are_validated_before_any_is_written(folders):
+    solutions, notebooks = folders
+    broken = _solution_notebook()
+    broken.cells[1].source = "# begin solution\nsecret = 1"
+    nbformat.write(broken, solutions / "02_broken.ipynb")
+    with pytest.raises(release.ReleaseError, match="02_broken"):
+        release.release(solutions, notebooks)
+    assert not (notebooks / "01_demo.ipynb").exists()
+
+
+def test_a_corrupted_notebook_is_named_in_one_line(folders, capsys, monkeypatch):
+    solutions, notebooks = folders
+    (solutions / "02_corrupt.ipynb").write_text('{"cells": [', encoding="utf-8")
+    with pytest.raises(release.ReleaseError) as error:
+        release.release(solutions, notebooks)
+    assert "02_corrupt.ipynb: not a readable notebook" in str(error.value) and "\n" not in str(error.value)
+    assert not (notebooks / "01_demo.ipynb").exists()
+    monkeypatch.setattr(release, "SOLUTIONS", solutions)
+    monkeypatch.setattr(release, "NOTEBOOKS", notebooks)
+    assert release.main(["--check"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "02_corrupt.ipynb" in err
+
+
+def test_no_solutions_is_an_error_not_up_to_date(tmp_path):
+    with pytest.raises(release.ReleaseError, match="no solution notebooks"):
+        release.check(tmp_path / "solutions", tmp_path / "notebooks")
 
 
 def test_check_names_stale_missing_and_orphan_notebooks(folders):
@@ -129,8 +199,10 @@ def test_student_work_is_not_overwritten_without_force(folders, what, capsys):
     assert release.release(solutions, notebooks) == 1
     assert target.read_bytes() == worked_on
     assert "refused: 01_demo.ipynb" in capsys.readouterr().err
+    assert "edited by a student" in release.check(solutions, notebooks)[0]
     assert release.release(solutions, notebooks, force=True) == 0
     assert nbformat.read(target, as_version=4).cells[0].source == "# New title"
+    assert (notebooks / "01_demo.ipynb.bak").read_bytes() == worked_on   # --force keeps a backup
 
 
 # ---- the repository's own notebooks ---------------------------------------------------------
@@ -138,6 +210,36 @@ def test_student_work_is_not_overwritten_without_force(folders, what, capsys):
 def test_repository_notebooks_are_a_fresh_release():
     problems = release.check()
     assert not problems, "notebooks/ drifted from solutions/; run `make notebooks`:\n" + "\n".join(problems)
+
+
+def test_tagging_is_idempotent_and_gives_points(folders):
+    solutions, _ = folders
+    notebook = nbformat.read(solutions / "01_demo.ipynb", as_version=4)
+    notebook.cells.insert(2, new_code_cell("f = check.exercise_1_primal(f)"))     # an old name
+    notebook.cells[2]["id"] = "chk"
+    assert release.tag_notebook(notebook, "01_demo")
+    text = release.render(notebook)
+    assert not release.tag_notebook(notebook, "01_demo") and release.render(notebook) == text
+    sources = [cell.source for cell in notebook.cells]
+    assert "f = check.nb01_exercise_1_primal(f)" in sources
+    test = notebook.cells[sources.index("f = check.nb01_exercise_1_primal(f)") + 1]
+    assert test.source.endswith("check.nb01_exercise_1_primal.grade()")
+    assert test.metadata.nbgrader["grade"] and test.metadata.nbgrader["locked"] and test.metadata.nbgrader["points"] == 2
+    answer = [cell for cell in notebook.cells if cell.cell_type == "markdown" and release.has_solution(cell)][0]
+    assert answer.metadata.nbgrader["grade"] and answer.metadata.nbgrader["points"] == release.WRITTEN_POINTS
+    assert notebook.cells[1].source.startswith("**Points: 4** (2 autograded, 2 graded by hand)")
+    assert release.notebook_points(notebook) == (2, 2)
+
+
+def test_repository_solutions_are_tagged_for_grading():
+    for path in sorted(release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        assert not release.tag_notebook(notebook, path.stem), f"{path.name}: run python -m kgslab.release --tag"
+        auto, manual = release.notebook_points(notebook)
+        assert auto > 0, path.name
+        for cell in notebook.cells:
+            if release._check_call(cell):
+                assert cell.metadata["nbgrader"]["locked"], f"{path.name}: check cell not locked"
 
 
 def test_repository_solutions_exist_and_carry_nbgrader_metadata():
@@ -158,3 +260,11 @@ def test_student_notebooks_hold_no_solutions_and_no_outputs():
         assert release.BEGIN not in text and release.END not in text, path.name
         notebook = nbformat.read(path, as_version=4)
         assert all(not cell.get("outputs") for cell in notebook.cells), path.name
+
+
+def test_readme_points_table_matches_the_notebooks():
+    readme = (release.ROOT / "README.md").read_text(encoding="utf-8")
+    for path in sorted(release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
+        auto, manual = release.notebook_points(nbformat.read(path, as_version=4))
+        row = f"| {path.stem} | {auto:g} | {manual:g} | {auto + manual:g} |"
+        assert row in readme, f"README's points table: expected the row {row}"

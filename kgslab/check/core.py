@@ -2,29 +2,83 @@
 
 A student writes a function; the next cell hands it to a check:
 
-    ridge = check.exercise_1_primal(ridge)
+    ridge_primal = check.nb01_exercise_1_primal(ridge_primal)
 
 The check runs the student's function and the kit's reference implementation
 on a few small cases and prints a verdict a student can act on:
 
 * not attempted yet (the function still raises NotImplementedError),
-* an error or a wrong answer on a named case, with the expected and received
-  values summarised and a hint,
+* an error, a time-out, a changed input, a result of the wrong type or a wrong
+  value on a named case, with the expected and received values summarised and
+  a hint,
 * correct on every case.
 
 It returns the student's function when it passed, otherwise the reference, so
 a notebook runs top to bottom with every exercise blank and a student stuck
 on one exercise still sees the rest.
+
+A tick is only ever earned by the student's own code:
+
+* every call (the reference's and the student's, case by case) gets its own
+  deep copy of the inputs, so no case can spoil another;
+* a function that changes an input in place is told so, and is not adopted;
+* results are compared by type as well as by value (an array where an array
+  is meant, a tuple where a tuple is meant, real numbers only);
+* the student's calls run under a time limit (`TIME_LIMIT` seconds for the
+  whole check, `GRADING_TIME_LIMIT` while nbgrader grades), so an endless loop
+  ends in a verdict, not a hung notebook;
+* what the student's function prints is captured and summarised (first lines
+  and a count), and the verdict is printed last;
+* ``sys.exit()`` and ``KeyboardInterrupt`` inside the function give a verdict;
+* a check handed the reference back (a re-run after a fall-back) says the
+  exercise is still open.
+
+Grading.  Every check records its verdict under its name.  The locked test
+cell after a check, ``check.nb01_exercise_1_primal.grade()``, reads that
+record: while nbgrader autogrades or validates (it sets ``NBGRADER_EXECUTION``)
+it raises ``AssertionError`` unless the student's own function passed, so the
+cell's points go to the student's own work only; for a student at work it is
+silent when the exercise passes and prints one line when it does not.  Since a
+failing exercise is replaced by the reference, later exercises are graded on
+their own code, never on an earlier mistake.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import ctypes
+import inspect
+import io
+import numbers
+import os
+import signal
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Case", "run_exercise", "allclose"]
+__all__ = ["Case", "Exercise", "Record", "run_exercise", "allclose", "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
+
+TIME_LIMIT = 5.0
+"""Seconds the student's function may take over all the cases of one check, while a student works."""
+
+GRADING_TIME_LIMIT = 20.0
+"""The same during nbgrader's autograde and validate (a busy grading machine must not cost points);
+below nbgrader's own 30 s cell time-out, so an endless loop still ends in a verdict."""
+
+_PRINTED_LINES_SHOWN = 3
+
+
+def grading_mode() -> str | None:
+    """'autograde' or 'validate' while nbgrader runs the notebook, else None.
+
+    nbgrader sets the environment variable NBGRADER_EXECUTION for the kernel it
+    starts (its FAQ: "Can I modify the notebook behavior during autograding or
+    validation?").
+    """
+    return os.environ.get("NBGRADER_EXECUTION") or None
 
 
 @dataclass
@@ -36,42 +90,76 @@ class Case:
     kwargs: dict = field(default_factory=dict)
 
 
+# ---- describing values ------------------------------------------------------------------------
+
+def _type_name(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of dtype {value.dtype} and shape {value.shape}"
+    if isinstance(value, bool):
+        return "a bool"
+    return f"{'an' if type(value).__name__[0] in 'aeiou' else 'a'} {type(value).__name__}"
+
+
 def _summary(value) -> str:
     """A short description of a value: its shape and a few entries, never a wall of numbers."""
-    if isinstance(value, (np.ndarray, list)) and np.ndim(value) > 0:
-        array = np.asarray(value)
-        if array.dtype.kind in "fc":
-            head = np.array2string(array.ravel()[:4], precision=4, suppress_small=True)
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        if value.dtype.kind in "fc":
+            head = np.array2string(value.ravel()[:4], precision=4, suppress_small=True)
         else:
-            head = str(array.ravel()[:4].tolist())
-        more = " ..." if array.size > 4 else ""
-        return f"array of shape {array.shape}: {head}{more}"
+            head = str(value.ravel()[:4].tolist())
+        more = " ..." if value.size > 4 else ""
+        return f"array of shape {value.shape}: {head}{more}"
+    if isinstance(value, list):
+        text = repr(value[:4])[:-1] + (", ...]" if len(value) > 4 else "]")
+        return f"list of {len(value)} items {text}"[:120]
     if isinstance(value, tuple):
         return "(" + ", ".join(_summary(part) for part in value) + ")"
     if isinstance(value, float):
         return f"{value:.6g}"
-    return repr(value)
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ---- comparing results ------------------------------------------------------------------------
+
+def _is_real_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) or \
+        isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
 
 
 def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str | None]:
-    """A comparison for numbers, arrays and tuples of them.
+    """A comparison for numbers, arrays and tuples of them, by type as well as by value.
 
-    Returns None when `got` matches `expected`, else a sentence saying how it differs.
+    Returns None when `got` matches `expected`, else a sentence saying how it
+    differs, naming the type the student returned when that is the problem:
+    an array is expected where the reference returns an array (a list is not
+    one), a tuple where it returns a tuple, and a real number where it returns
+    a number; strings, complex numbers and booleans are never numbers.
     """
 
     def compare(expected, got):
         if isinstance(expected, tuple):
-            if not isinstance(got, tuple) or len(got) != len(expected):
-                return f"expected a tuple of {len(expected)} values, got {_summary(got)}"
+            if not isinstance(got, tuple):
+                return f"expected a tuple of {len(expected)} values, got {_type_name(got)}: {_summary(got)}"
+            if len(got) != len(expected):
+                return f"expected a tuple of {len(expected)} values, got a tuple of {len(got)}"
             for position, (want, have) in enumerate(zip(expected, got)):
                 problem = compare(want, have)
                 if problem:
                     return f"in part {position + 1} of the result: {problem}"
             return None
-        try:
-            have = np.asarray(got, dtype=float)
-        except (TypeError, ValueError):
-            return f"expected numbers, got {_summary(got)}"
+        if isinstance(expected, np.ndarray) and expected.ndim > 0:
+            if not isinstance(got, np.ndarray):
+                return (f"expected a numpy array of shape {expected.shape}, got {_type_name(got)}: "
+                        f"{_summary(got)} (convert it with np.array(...))")
+        elif _is_real_number(expected) or isinstance(expected, np.ndarray):
+            if not _is_real_number(got):
+                return f"expected a single real number, got {_type_name(got)}: {_summary(got)}"
+        if isinstance(got, np.ndarray) and got.dtype.kind not in "iuf":
+            kind = {"c": "complex numbers", "b": "booleans", "U": "strings", "O": "Python objects"}
+            return (f"expected real numbers, got {_type_name(got)} "
+                    f"(an array of {kind.get(got.dtype.kind, got.dtype.kind)})")
+        have = np.asarray(got, dtype=float)
         want = np.asarray(expected, dtype=float)
         if have.shape != want.shape:
             return f"expected shape {want.shape}, got shape {have.shape}"
@@ -86,34 +174,268 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
     return compare
 
 
+# ---- detecting changed inputs -----------------------------------------------------------------
+
+def _unchanged(before, after) -> bool:
+    """True when `after` (what the student's function was given) still equals its pristine copy."""
+    if isinstance(before, np.ndarray):
+        if not isinstance(after, np.ndarray) or before.shape != after.shape or before.dtype != after.dtype:
+            return False
+        try:
+            return bool(np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"))
+        except TypeError:
+            return bool(np.array_equal(before, after))
+    if isinstance(before, (list, tuple)):
+        return type(before) is type(after) and len(before) == len(after) and \
+            all(_unchanged(b, a) for b, a in zip(before, after))
+    if isinstance(before, dict):
+        return isinstance(after, dict) and before.keys() == after.keys() and \
+            all(_unchanged(before[key], after[key]) for key in before)
+    try:
+        return bool(before == after)
+    except Exception:  # an object without a usable ==: nothing we can compare
+        return True
+
+
+def _argument_names(function, n_args) -> list[str]:
+    try:
+        names = [p.name for p in inspect.signature(function).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    return [names[i] if i < len(names) else f"argument {i + 1}" for i in range(n_args)]
+
+
+def _changed_inputs(case: Case, given_args, given_kwargs, names) -> list[str]:
+    changed = [name for name, before, after in zip(names, case.args, given_args) if not _unchanged(before, after)]
+    changed += [name for name, before in case.kwargs.items() if not _unchanged(before, given_kwargs.get(name))]
+    return changed
+
+
+# ---- the time limit ---------------------------------------------------------------------------
+
+class _OutOfTime(BaseException):
+    """Raised inside the student's function when the time limit is reached.
+
+    A BaseException, so that a student's ``except Exception`` does not swallow
+    it.  (A bare ``except:`` inside an endless loop swallows anything; there the
+    notebook's stop button, or nbgrader's own cell time-out, is the last resort.)
+    """
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Raise _OutOfTime in this thread once `seconds` have passed.
+
+    In the main thread (a notebook kernel runs cells there) a SIGALRM timer
+    interrupts even a sleep; elsewhere (another thread, or Windows) a timer
+    thread sets an asynchronous exception, which stops any Python loop.
+    """
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        def alarm(signum, frame):
+            raise _OutOfTime()
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    target = ctypes.c_ulong(threading.get_ident())
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def fire():
+        with lock:
+            if not done.is_set():
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(_OutOfTime))
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            done.set()
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)  # drop one that has not fired yet
+        timer.cancel()
+
+
+# ---- records for grading ----------------------------------------------------------------------
+
+@dataclass
+class Record:
+    """What the last run of one check found: the student's own function and whether it passed."""
+
+    title: str
+    student: Callable | None
+    passed: bool
+    verdict: str
+
+
+_RECORDS: dict[str, Record] = {}
+
+
+def _fallback(reference: Callable, student_name: str, key: str | None) -> Callable:
+    """The reference, wrapped so that a later check recognises it as the kit's and not the student's."""
+
+    def fallback(*args, **kwargs):
+        return reference(*args, **kwargs)
+
+    fallback.__name__ = fallback.__qualname__ = student_name
+    fallback.__doc__ = reference.__doc__
+    fallback.__wrapped__ = reference
+    fallback.__signature__ = _signature_or_none(reference)
+    fallback._kgslab_reference = key or True
+    return fallback
+
+
+def _signature_or_none(function):
+    try:
+        return inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_kit_reference(student, reference) -> bool:
+    return student is reference or getattr(student, "_kgslab_reference", None) is not None
+
+
+# ---- the check --------------------------------------------------------------------------------
+
+def _printed_summary(text: str) -> list[str]:
+    lines = text.splitlines()
+    if not lines:
+        return []
+    shown = [f"  | {line[:120]}" for line in lines[:_PRINTED_LINES_SHOWN]]
+    more = f" (first {_PRINTED_LINES_SHOWN} shown)" if len(lines) > _PRINTED_LINES_SHOWN else ""
+    return [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
+
+
+def _call_student(student, args, kwargs, budget: float):
+    """Call the student's function with the output captured and the time limit; return (kind, value, printed)."""
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+            with _time_limit(budget):
+                value = student(*args, **kwargs)
+        return "returned", value, buffer.getvalue()
+    except _OutOfTime:
+        return "timeout", None, buffer.getvalue()
+    except NotImplementedError as err:
+        return "blank", err, buffer.getvalue()
+    except BaseException as err:  # noqa: BLE001 -- the student's code may fail in any way, sys.exit() included
+        return "raised", err, buffer.getvalue()
+
+
 def run_exercise(title: str, student: Callable, reference: Callable, cases: list[Case], *,
-                 compare: Callable[[Any, Any], str | None] | None = None, hint: str = "") -> Callable:
-    """Check `student` against `reference` on `cases`; print a verdict; return the function to use."""
+                 compare: Callable[[Any, Any], str | None] | None = None, hint: str = "",
+                 key: str | None = None, time_limit: float | None = None) -> Callable:
+    """Check `student` against `reference` on `cases`; print a verdict; return the function to use.
+
+    `key` names the exercise for grading (its record); `time_limit` overrides
+    the limit in seconds for the student's calls over all cases.
+    """
+    import time
+
     compare = compare or allclose()
     name = getattr(student, "__name__", "your function")
-    fallback = "  -> Using the kit's reference implementation for now, so the rest of the notebook runs."
+    if time_limit is None:
+        time_limit = GRADING_TIME_LIMIT if grading_mode() else TIME_LIMIT
+    fallback_note = "  -> Using the kit's reference implementation for now, so the rest of the notebook runs."
+    lines: list[str] = []
+
+    def finish(passed: bool, verdict: str, result: Callable) -> Callable:
+        lines.append(verdict)
+        print("\n".join(lines))
+        if key is not None:
+            _RECORDS[key] = Record(title, student if passed else None, passed, verdict)
+        return result
+
+    if not callable(student):
+        return finish(False, f"{title}: ✘ expected a function, got {_type_name(student)}.\n{fallback_note}",
+                      _fallback(reference, "the reference", key))
+    if _is_kit_reference(student, reference):
+        kit = student if getattr(student, "_kgslab_reference", None) else _fallback(reference, name, key)
+        return finish(False, f"{title}: still open. {name} is the kit's reference (it fell back earlier), not "
+                             f"your code.\n  Run the cell that defines {name} again, then this cell.", kit)
+
+    fallback = _fallback(reference, name, key)
+    failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", fallback_note]))
+    spent = 0.0
     for number, case in enumerate(cases, start=1):
-        expected = reference(*case.args, **case.kwargs)
-        try:
-            got = student(*case.args, **case.kwargs)
-        except NotImplementedError:
-            print(f"{title}: not attempted yet ({name} still raises NotImplementedError).")
-            print(f"  That's fine: write {name} above and run this cell again when you are ready.")
-            print(fallback)
-            return reference
-        except Exception as err:  # the student's code may fail in any way; report it, don't crash
-            print(f"{title}: ✘ {name} raised {type(err).__name__} on test {number} ({case.label}): {err}")
-            if hint:
-                print(f"  Hint: {hint}")
-            print(fallback)
-            return reference
+        where = f"on test {number} ({case.label})"
+        expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+        given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
+        started = time.perf_counter()
+        kind, got, printed = _call_student(student, given_args, given_kwargs, time_limit - spent)
+        spent += time.perf_counter() - started
+        lines.extend(_printed_summary(printed))
+        if kind == "blank":
+            return finish(False, f"{title}: not attempted yet ({name} still raises NotImplementedError).\n"
+                                 f"  That's fine: write {name} above and run this cell again when you are ready.\n"
+                                 f"{fallback_note}", fallback)
+        if kind == "timeout":
+            return finish(False, f"{title}: ✘ {name} did not finish within the time limit of {time_limit:g} s "
+                                 f"{where}: an endless loop? The cases are small; a correct function takes well "
+                                 f"under a second.\n{failed}", fallback)
+        if kind == "raised":
+            what = {SystemExit: "called sys.exit() or exit() (SystemExit)",
+                    KeyboardInterrupt: "was interrupted (KeyboardInterrupt)"}.get(type(got))
+            what = what or f"raised {type(got).__name__}"
+            detail = f": {got}" if str(got) and not isinstance(got, SystemExit) else ""
+            return finish(False, f"{title}: ✘ {name} {what} {where}{detail}\n{failed}", fallback)
+        changed = _changed_inputs(case, given_args, given_kwargs,
+                                  _argument_names(reference, len(case.args)))
+        if changed:
+            names = ", ".join(f"`{argument}`" for argument in changed)
+            return finish(False, f"{title}: ✘ {name} changed its input {names} in place {where}. The caller's "
+                                 f"data must stay as it was: work on a copy (e.g. K = K.copy()) or build a new "
+                                 f"array (K = K / ... rather than K /= ...).\n{fallback_note}", fallback)
         problem = compare(expected, got)
         if problem:
-            print(f"{title}: ✘ not yet right on test {number} ({case.label}): {problem}")
-            if hint:
-                print(f"  Hint: {hint}")
-            print(fallback)
-            return reference
+            return finish(False, f"{title}: ✘ not yet right {where}: {problem}\n{failed}", fallback)
     tests = {1: "the test", 2: "both tests"}.get(len(cases), f"all {len(cases)} tests")
-    print(f"{title}: ✔ correct on {tests}. Using your {name}.")
-    return student
+    return finish(True, f"{title}: ✔ correct on {tests}. Using your {name}.", student)
+
+
+class Exercise:
+    """One exercise's check: ``f = check.nbNN_exercise_X(f)`` checks f; ``.grade()`` is its graded test.
+
+    `cases` is a function returning the list of Case (built when the check
+    runs); `points` are the autograded points of its test cell.
+    """
+
+    def __init__(self, key: str, title: str, reference: Callable, cases: Callable[[], list[Case]], *,
+                 points: int, compare: Callable | None = None, hint: str = ""):
+        self.key, self.title, self.reference, self.cases = key, title, reference, cases
+        self.points, self.compare, self.hint = points, compare, hint
+        self.__name__ = key
+        self.__doc__ = f"{title}: check a student's function against the kit's reference ({points} points)."
+
+    def __call__(self, student: Callable) -> Callable:
+        return run_exercise(self.title, student, self.reference, self.cases(), compare=self.compare,
+                            hint=self.hint, key=self.key)
+
+    def __repr__(self) -> str:
+        return f"<check {self.key}: {self.title}, {self.points} points>"
+
+    def grade(self) -> None:
+        """The autograded test: passes only when the check last ran on the student's own function and passed.
+
+        During nbgrader's autograde or validate a failure raises AssertionError
+        (the test cell scores 0); for a student at work it prints one line.
+        """
+        record = _RECORDS.get(self.key)
+        if record is None:
+            problem = "its check cell has not been run"
+        elif not record.passed:
+            problem = record.verdict.splitlines()[0].removeprefix(f"{self.title}: ")
+        else:
+            return
+        if grading_mode():
+            raise AssertionError(f"{self.title} ({self.points} points): not passed: {problem}")
+        print(f"Graded test ({self.points} points): not passed yet: {problem}")

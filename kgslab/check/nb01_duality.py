@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import regression
-from .core import Case, allclose, run_exercise
+from .core import Case, Exercise, allclose
 
-__all__ = ["exercise_1_primal", "exercise_1_dual", "exercise_1_errors"]
+__all__ = ["nb01_exercise_1_primal", "nb01_exercise_1_dual", "nb01_exercise_1_errors"]
 
 
 def _problem(n, d, seed):
@@ -24,26 +24,31 @@ def _cases():
     return cases
 
 
-def exercise_1_primal(student):
-    """Primal ridge regression: w solving (X'X + gamma l I) w = X'y."""
-    return run_exercise("Exercise 1 (primal ridge regression)", student, regression.ridge, _cases(),
-                        hint="the system is (X.T @ X + gamma * l * I) w = X.T @ y with l = len(y); "
-                             "use np.linalg.solve rather than an explicit inverse.")
+nb01_exercise_1_primal = Exercise(
+    "nb01_exercise_1_primal", "Exercise 1 (primal ridge regression)",
+    regression.ridge, _cases, points=2,
+    hint="the system is (X.T @ X + gamma * l * I) w = X.T @ y with l = len(y); "
+         "use np.linalg.solve rather than an explicit inverse.")
 
 
-def exercise_1_dual(student):
-    """Dual ridge regression, eq. (2): alpha = (XX' + gamma l I)^{-1} y."""
-    return run_exercise("Exercise 1 (dual ridge regression, eq. 2)", student, regression.ridge_dual, _cases(),
-                        hint="alpha has one entry per training point: solve (X @ X.T + gamma * l * I) alpha = y.")
+nb01_exercise_1_dual = Exercise(
+    "nb01_exercise_1_dual", "Exercise 1 (dual ridge regression, eq. 2)",
+    regression.ridge_dual, _cases, points=2,
+    hint="alpha has one entry per training point: solve (X @ X.T + gamma * l * I) alpha = y.")
 
 
-def exercise_1_errors(student):
+def _nb01_exercise_1_errors_cases():
     """Training and test MSE for a list of gammas."""
     X, y = _problem(40, 6, 4)
     gammas = 10.0 ** np.arange(-3, 3)
     cases = [Case("20 training / 20 test points in R^6, gamma = 1e-3 ... 1e2",
                   (X[:20], y[:20], X[20:], y[20:], gammas))]
-    return run_exercise("Exercise 1 (training and test errors)", student, regression.ridge_errors, cases,
-                        compare=allclose(rtol=1e-6),
-                        hint="return two arrays, one MSE per gamma: mean((y - X @ w)**2) on the training "
-                             "set and on the test set, with w fitted on the training set only.")
+    return cases
+
+
+nb01_exercise_1_errors = Exercise(
+    "nb01_exercise_1_errors", "Exercise 1 (training and test errors)",
+    regression.ridge_errors, _nb01_exercise_1_errors_cases, points=2,
+    compare=allclose(rtol=1e-6),
+    hint="return two arrays, one MSE per gamma: mean((y - X @ w)**2) on the training "
+         "set and on the test set, with w fitted on the training set only.")

@@ -7,7 +7,7 @@ The student writes both algorithms of the handout:
 * ``adatron_with_bias(K, y, C, eta, tol, max_iter)`` -> (alpha, b): the same
   with the bias step b = b + y'alpha / 4.
 
-The reference is `kgslab.adatron.kernel_adatron`; both algorithms are
+The references are `kgslab.adatron.adatron_no_bias` and `adatron_with_bias`; both algorithms are
 deterministic (one coordinate per iteration, the first of the largest changes,
 stop when that change is below tol or after max_iter iterations), so a correct
 implementation reproduces it to rounding error.
@@ -19,9 +19,9 @@ import numpy as np
 
 from .. import adatron, text
 from ..kernels import linear_kernel, normalise, rbf_kernel
-from .core import Case, allclose, run_exercise
+from .core import Case, Exercise, allclose
 
-__all__ = ["exercise_6_no_bias", "exercise_6_with_bias"]
+__all__ = ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias"]
 
 _ENGLISH = [
     "Every person has the right to life and to personal freedom.",
@@ -35,18 +35,6 @@ _FRENCH = [
     "Les citoyens peuvent voter et être élus.",
     "La loi règle les détails.",
 ]
-
-
-def adatron_no_bias(K, y, C, eta=1.0, tol=0.005, max_iter=None):
-    """The handout's first algorithm (no bias): alpha only."""
-    alpha, _, _, _ = adatron.kernel_adatron(K, y, C=C, eta=eta, tol=tol, max_iter=max_iter, bias=False)
-    return alpha
-
-
-def adatron_with_bias(K, y, C, eta=1.0, tol=0.005, max_iter=None):
-    """The handout's second algorithm: (alpha, b)."""
-    alpha, b, _, _ = adatron.kernel_adatron(K, y, C=C, eta=eta, tol=tol, max_iter=max_iter, bias=True)
-    return alpha, b
 
 
 def _cases():
@@ -75,17 +63,17 @@ _SHARED_HINT = ("start from alpha = 0; each iteration changes ONE alpha_i: the f
                 "(max_iter = None means 10 * l).")
 
 
-def exercise_6_no_bias(student):
-    """The kernel adatron without bias: coordinate ascent on eq. (22)."""
-    return run_exercise("Exercise 6 (kernel adatron without bias, eq. 22)", student, adatron_no_bias, _cases(),
-                        compare=allclose(rtol=1e-7, atol=1e-9),
-                        hint="the gradient is g = 1 - y * (K @ (y * alpha)), i.e. 1 - (K o yy') alpha. "
-                             + _SHARED_HINT)
+nb05_exercise_6_no_bias = Exercise(
+    "nb05_exercise_6_no_bias", "Exercise 6 (kernel adatron without bias, eq. 22)",
+    adatron.adatron_no_bias, _cases, points=4,
+    compare=allclose(rtol=1e-7, atol=1e-9),
+    hint="the gradient is g = 1 - y * (K @ (y * alpha)), i.e. 1 - (K o yy') alpha. "
+         + _SHARED_HINT)
 
 
-def exercise_6_with_bias(student):
-    """The kernel adatron with the bias term: returns (alpha, b)."""
-    return run_exercise("Exercise 6 (kernel adatron with bias)", student, adatron_with_bias, _cases(),
-                        compare=allclose(rtol=1e-7, atol=1e-9),
-                        hint="z = K @ (y * alpha) + b, g = 1 - y * z; after setting alpha_i = beta_i update "
-                             "b = b + y @ alpha / 4 with the NEW alpha; return (alpha, b). " + _SHARED_HINT)
+nb05_exercise_6_with_bias = Exercise(
+    "nb05_exercise_6_with_bias", "Exercise 6 (kernel adatron with bias)",
+    adatron.adatron_with_bias, _cases, points=3,
+    compare=allclose(rtol=1e-7, atol=1e-9),
+    hint="z = K @ (y * alpha) + b, g = 1 - y * z; after setting alpha_i = beta_i update "
+         "b = b + y @ alpha / 4 with the NEW alpha; return (alpha, b). " + _SHARED_HINT)

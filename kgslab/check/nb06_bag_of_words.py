@@ -10,9 +10,9 @@ letters (`kgslab.text.words`), not stemmed, stop words kept.
 from __future__ import annotations
 
 from .. import text
-from .core import Case, allclose, run_exercise
+from .core import Case, Exercise, allclose
 
-__all__ = ["exercise_7_naive", "exercise_7_sparse"]
+__all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse"]
 
 
 def _cases():
@@ -32,20 +32,20 @@ def _cases():
     ]
 
 
-def exercise_7_naive(student):
-    """The bag-of-words kernel with dictionaries of word counts."""
-    return run_exercise("Exercise 7 (bag-of-words kernel, dictionary version)", student, text.bag_of_words_kernel,
-                        _cases(), compare=allclose(rtol=1e-12, atol=0.0),
-                        hint="count each document's words with collections.Counter(words(doc)); then "
-                             "K[i, j] = sum over the words w of document i of count_i[w] * count_j.get(w, 0). "
-                             "Return a float array of shape (n, n).")
+nb06_exercise_7_naive = Exercise(
+    "nb06_exercise_7_naive", "Exercise 7 (bag-of-words kernel, dictionary version)",
+    text.bag_of_words_kernel, _cases, points=3,
+    compare=allclose(rtol=1e-12, atol=0.0),
+    hint="count each document's words with collections.Counter(words(doc)); then "
+         "K[i, j] = sum over the words w of document i of count_i[w] * count_j.get(w, 0). "
+         "Return a float array of shape (n, n).")
 
 
-def exercise_7_sparse(student):
-    """The bag-of-words kernel as K = C C' with a sparse count matrix C."""
-    return run_exercise("Exercise 7 (bag-of-words kernel, sparse counts)", student, text.bag_of_words_kernel,
-                        _cases(), compare=allclose(rtol=1e-12, atol=0.0),
-                        hint="give every distinct word a column (a dict word -> column), collect one (row, "
-                             "column) pair per word occurrence, build scipy.sparse.csr_matrix((ones, (rows, "
-                             "columns)), shape=(n, n_words)) (repeated pairs add up), then "
-                             "(C @ C.T).toarray(). Return a float array of shape (n, n).")
+nb06_exercise_7_sparse = Exercise(
+    "nb06_exercise_7_sparse", "Exercise 7 (bag-of-words kernel, sparse counts)",
+    text.bag_of_words_kernel, _cases, points=3,
+    compare=allclose(rtol=1e-12, atol=0.0),
+    hint="give every distinct word a column (a dict word -> column), collect one (row, "
+         "column) pair per word occurrence, build scipy.sparse.csr_matrix((ones, (rows, "
+         "columns)), shape=(n, n_words)) (repeated pairs add up), then "
+         "(C @ C.T).toarray(). Return a float array of shape (n, n).")

@@ -7,9 +7,9 @@ import numpy as np
 from .. import perceptron as reference
 from ..data import xor_data
 from ..kernels import linear_kernel, normalise, rbf_kernel
-from .core import Case, allclose, run_exercise
+from .core import Case, Exercise, allclose
 
-__all__ = ["question_5a", "question_5b", "question_5c", "question_5d"]
+__all__ = ["nb07_exercise_5a", "nb07_exercise_5b", "nb07_exercise_5c", "nb07_exercise_5d"]
 
 
 def _separable(m, d, seed):
@@ -69,38 +69,38 @@ def _novikoff(K, y, a):
     return result.functional_margin, result.norm_w_squared, result.radius_squared, result.bound
 
 
-def question_5a(student):
-    """(a) The primal perceptron, returning w and the update counts alpha."""
-    return run_exercise("Question 5(a) (the perceptron and its update counts)", student, _perceptron,
-                        _primal_cases(), compare=allclose(rtol=1e-9, atol=1e-9),
-                        hint="start from w = 0 and alpha = 0; in each epoch visit i = 0 .. m-1 in order and, "
-                             "when y[i] * (w @ X[i]) <= 0 (note: <= so that w = 0 counts as a mistake), add "
-                             "y[i] * X[i] to w and 1 to alpha[i]; stop after an epoch without a mistake or "
-                             "after max_epochs epochs. Return (w, alpha).")
+nb07_exercise_5a = Exercise(
+    "nb07_exercise_5a", "Question 5(a) (the perceptron and its update counts)",
+    _perceptron, _primal_cases, points=3,
+    compare=allclose(rtol=1e-9, atol=1e-9),
+    hint="start from w = 0 and alpha = 0; in each epoch visit i = 0 .. m-1 in order and, "
+         "when y[i] * (w @ X[i]) <= 0 (note: <= so that w = 0 counts as a mistake), add "
+         "y[i] * X[i] to w and 1 to alpha[i]; stop after an epoch without a mistake or "
+         "after max_epochs epochs. Return (w, alpha).")
 
 
-def question_5b(student):
-    """(b) The kernel (dual) perceptron, returning alpha."""
-    return run_exercise("Question 5(b) (the kernel perceptron)", student, _perceptron_alpha, _kernel_cases(),
-                        compare=allclose(rtol=1e-9, atol=1e-9),
-                        hint="the same loop as in (a), with <w, x_i> replaced by sum_j alpha[j] y[j] K[j, i], "
-                             "i.e. (K @ (alpha * y))[i]; an update is alpha[i] += 1. Visit the examples in "
-                             "order, stop after a clean epoch or after max_epochs. Return alpha.")
+nb07_exercise_5b = Exercise(
+    "nb07_exercise_5b", "Question 5(b) (the kernel perceptron)",
+    _perceptron_alpha, _kernel_cases, points=3,
+    compare=allclose(rtol=1e-9, atol=1e-9),
+    hint="the same loop as in (a), with <w, x_i> replaced by sum_j alpha[j] y[j] K[j, i], "
+         "i.e. (K @ (alpha * y))[i]; an update is alpha[i] += 1. Visit the examples in "
+         "order, stop after a clean epoch or after max_epochs. Return alpha.")
 
 
-def question_5c(student):
-    """(c) alpha solving (K + aI) alpha = y."""
-    return run_exercise("Question 5(c) (solve K~ alpha = y)", student, reference.separating_alpha,
-                        _modified_cases(), compare=allclose(rtol=1e-7, atol=1e-9),
-                        hint="K~ = K + a * np.eye(m); solve K~ alpha = y with np.linalg.solve "
-                             "(or scipy.linalg.cho_solve: K~ is positive definite).")
+nb07_exercise_5c = Exercise(
+    "nb07_exercise_5c", "Question 5(c) (solve K~ alpha = y)",
+    reference.separating_alpha, _modified_cases, points=2,
+    compare=allclose(rtol=1e-7, atol=1e-9),
+    hint="K~ = K + a * np.eye(m); solve K~ alpha = y with np.linalg.solve "
+         "(or scipy.linalg.cho_solve: K~ is positive definite).")
 
 
-def question_5d(student):
-    """(d) (functional margin, ||w||^2, R^2, Novikoff bound) for the w of part (c)."""
-    return run_exercise("Question 5(d) (functional margin and Novikoff's bound)", student, _novikoff,
-                        _modified_cases(), compare=allclose(rtol=1e-7, atol=1e-9),
-                        hint="with alpha from (c): the functional margin is min_j y_j (K~ alpha)_j, "
-                             "||w||^2 = alpha @ K~ @ alpha, R^2 = max_i K~_ii (1 + a for a normalised K), "
-                             "and the bound is R^2 / gamma^2 with gamma = margin / ||w||. "
-                             "Return the four numbers as a tuple.")
+nb07_exercise_5d = Exercise(
+    "nb07_exercise_5d", "Question 5(d) (functional margin and Novikoff's bound)",
+    _novikoff, _modified_cases, points=3,
+    compare=allclose(rtol=1e-7, atol=1e-9),
+    hint="with alpha from (c): the functional margin is min_j y_j (K~ alpha)_j, "
+         "||w||^2 = alpha @ K~ @ alpha, R^2 = max_i K~_ii (1 + a for a normalised K), "
+         "and the bound is R^2 / gamma^2 with gamma = margin / ||w||. "
+         "Return the four numbers as a tuple.")

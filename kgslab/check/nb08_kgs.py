@@ -6,9 +6,9 @@ import numpy as np
 
 from .. import kgs as reference
 from ..kernels import linear_kernel, rbf_kernel
-from .core import Case, allclose, run_exercise
+from .core import Case, Exercise, allclose
 
-__all__ = ["kgs_crossing_angles", "kgs_arc_errors", "kgs_vote"]
+__all__ = ["nb08_exercise_1", "nb08_exercise_2", "nb08_exercise_3"]
 
 
 def _circle(m, seed, L=None):
@@ -58,29 +58,30 @@ def _vote_cases():
     ]
 
 
-def kgs_crossing_angles(student):
-    """Steps 3-4: the 2m angles where the great circle crosses the training hyperplanes."""
-    return run_exercise("Crossing angles (steps 3-4)", student, reference.crossing_angles, _angle_cases(),
-                        compare=allclose(rtol=1e-9, atol=1e-9),
-                        hint="with a = y * w_outputs and b = y * v_outputs the margin on the circle is "
-                             "a cos(theta) + b sin(theta) = R cos(theta - phi), phi = np.arctan2(b, a); point i "
-                             "becomes an error at phi + pi/2 and correct at phi + 3 pi/2. Reduce both with "
-                             "np.mod(..., 2 * np.pi) and return np.concatenate([becomes_error, becomes_correct]).")
+nb08_exercise_1 = Exercise(
+    "nb08_exercise_1", "Crossing angles (steps 3-4)",
+    reference.crossing_angles, _angle_cases, points=3,
+    compare=allclose(rtol=1e-9, atol=1e-9),
+    hint="with a = y * w_outputs and b = y * v_outputs the margin on the circle is "
+         "a cos(theta) + b sin(theta) = R cos(theta - phi), phi = np.arctan2(b, a); point i "
+         "becomes an error at phi + pi/2 and correct at phi + 3 pi/2. Reduce both with "
+         "np.mod(..., 2 * np.pi) and return np.concatenate([becomes_error, becomes_correct]).")
 
 
-def kgs_arc_errors(student):
-    """Step 6 by one sweep: sorted boundaries and the error count of every arc."""
-    return run_exercise("Arc errors by one sweep (step 6)", student, reference.arc_errors_by_sweep, _sweep_cases(),
-                        compare=allclose(rtol=1e-9, atol=1e-9),
-                        hint="the first m angles are 'becomes an error', the last m 'becomes correct'. Just after "
-                             "theta = 0 point i is wrong exactly when angles[i] > angles[m + i]. Sort the angles "
-                             "(np.argsort), give each crossing +1 or -1 and take np.cumsum: errors[k] is the count "
-                             "after the k-th boundary. Return (sorted angles, errors).")
+nb08_exercise_2 = Exercise(
+    "nb08_exercise_2", "Arc errors by one sweep (step 6)",
+    reference.arc_errors_by_sweep, _sweep_cases, points=3,
+    compare=allclose(rtol=1e-9, atol=1e-9),
+    hint="the first m angles are 'becomes an error', the last m 'becomes correct'. Just after "
+         "theta = 0 point i is wrong exactly when angles[i] > angles[m + i]. Sort the angles "
+         "(np.argsort), give each crossing +1 or -1 and take np.cumsum: errors[k] is the count "
+         "after the k-th boundary. Return (sorted angles, errors).")
 
 
-def kgs_vote(student):
-    """Eq. (4): the fraction of sampled classifiers voting +1 on each test point."""
-    return run_exercise("The vote (eq. 4)", student, reference.vote, _vote_cases(), compare=allclose(),
-                        hint="the outputs of sample j on the test points are K_test @ alphas[j]; all at once "
-                             "K_test @ alphas.T has shape (n_test, n_samples). Count the outputs > 0 and average "
-                             "over the samples (axis=1).")
+nb08_exercise_3 = Exercise(
+    "nb08_exercise_3", "The vote (eq. 4)",
+    reference.vote, _vote_cases, points=2,
+    compare=allclose(),
+    hint="the outputs of sample j on the test points are K_test @ alphas[j]; all at once "
+         "K_test @ alphas.T has shape (n_test, n_samples). Count the outputs > 0 and average "
+         "over the samples (axis=1).")
