@@ -9,13 +9,9 @@ NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # Two workers, one per core; loadscope keeps all cells of one notebook on one worker (nbval needs that).
 XDIST := -n 2 --dist loadscope
 
-<<<<<<< HEAD
-.PHONY: lab test test-grading assignments unit browser nbval-solutions nbval-notebooks notebooks check-notebooks bench data run-solutions clean
-=======
-.PHONY: lab test unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
->>>>>>> main
+.PHONY: lab test test-grading assignments unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]"
@@ -32,7 +28,33 @@ lab: $(STAMP)
 test: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks browser
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) tests --ignore=tests/browser
+	$(BIN)/python -m pytest $(XDIST) -m "not wheel" tests --ignore=tests/browser
+
+.PHONY: wheel-test oldest versions
+
+# The kit as a course installs it: build the wheel, install it (with its dependencies, from the package
+# index) into a fresh virtual environment outside the clone, load every data set from there, copy the
+# notebooks with `python -m kgslab.notebooks` and run a student notebook from the copy (2-3 minutes).
+wheel-test: $(STAMP)
+	$(BIN)/python -m pytest -m wheel --durations=5 tests/test_wheel.py
+
+# The oldest versions pyproject.toml allows (.ci/constraints-oldest.txt) in a second environment,
+# .venv-oldest: the unit tests, and one student notebook as a smoke test of the Jupyter stack.
+OLDEST := .venv-oldest
+$(OLDEST)/.installed: pyproject.toml setup.py .ci/constraints-oldest.txt
+	test -x $(OLDEST)/bin/python || $(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet --upgrade pip
+	$(OLDEST)/bin/python -m pip install --quiet -c .ci/constraints-oldest.txt -e ".[test]"
+	touch $@
+
+oldest: $(OLDEST)/.installed
+	$(OLDEST)/bin/python .ci/versions.py
+	$(OLDEST)/bin/python -m pytest $(XDIST) -m "not wheel" tests --ignore=tests/browser
+	$(OLDEST)/bin/python -m pytest --nbval-lax $(NBVAL) notebooks/01_duality.ipynb
+
+# The versions of every dependency in .venv (the newest job's, in CI).
+versions: $(STAMP)
+	$(BIN)/python .ci/versions.py
 
 # JupyterLab in headless Chromium: every solution notebook run in the page, every slider panel moved.
 # One server and one browser for the session, notebooks one at a time (no xdist). Skipped, with the
@@ -72,7 +94,7 @@ data: $(STAMP)
 	$(BIN)/python -m kgslab.data build
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(OLDEST) .pytest_cache
 
 # nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate): 15-30 minutes.
 # `make test` grades a representative notebook only.

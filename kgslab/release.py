@@ -41,9 +41,13 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "solutions"
-NOTEBOOKS = ROOT / "notebooks"
+from ._resources import kit_folder
+
+# In a clone installed editable these are the repository's solutions/ and notebooks/ folders;
+# from a wheel, the copies inside the installed package (kgslab/_resources.py).
+SOLUTIONS = kit_folder("solutions")
+NOTEBOOKS = kit_folder("notebooks")
+ROOT = SOLUTIONS.parent  # the clone's root in an editable install
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"

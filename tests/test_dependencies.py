@@ -67,3 +67,49 @@ def test_readme_names_the_commands_and_every_notebook():
 
 def test_ci_runs_the_readme_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """'6.0' and '6.0.0' are the same release."""
+    parts = [int(part) for part in version.split(".")]
+    while parts and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def test_oldest_constraints_pin_exactly_the_floors_of_pyproject():
+    """CI's oldest job installs .ci/constraints-oldest.txt: it must be the floors pyproject.toml declares."""
+    floors = {}
+    for name, specifier in pyproject_requirements().items():
+        found = re.search(r"(?:^|,)>=([0-9.]+)(?:,|$)", specifier)
+        assert found, f"{name} has no floor (>=X) in pyproject.toml; every dependency needs one"
+        floors[name] = found.group(1)
+    pins = {}
+    for line in (ROOT / ".ci" / "constraints-oldest.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([0-9.]+)", line)
+            assert match, f".ci/constraints-oldest.txt: {line!r} is not NAME==VERSION"
+            pins[_split(match.group(1))[0]] = match.group(2)
+    assert set(pins) == set(floors), (
+        f"pin in .ci/constraints-oldest.txt, at its floor: {sorted(set(floors) - set(pins))}; "
+        f"not declared in pyproject.toml: {sorted(set(pins) - set(floors))}")
+    for name, floor in floors.items():
+        assert _release(pins[name]) == _release(floor), \
+            f"{name}: pyproject.toml's floor is {floor}, .ci/constraints-oldest.txt pins {pins[name]}"
+
+
+# A cap that a current release really needs goes here, with the reason (and the issue that removes it).
+ALLOWED_CAPS: dict[str, str] = {
+    "arviz": "arviz 1.x is the ArviZverse rewrite and needs Python >= 3.12; CI runs Python 3.11, so the kit's "
+             "tests against it (tests/test_diagnostics.py) have never run on 1.x. Lift the cap with a 3.12 job.",
+    "nbgrader": "kept from issue 15 (grading layout tested on 0.9.x); no current release is above it (0.9.6 is "
+                "the newest), so it costs no student a downgrade today.",
+}
+
+
+def test_no_dependency_is_capped():
+    """A cap (<X) makes pip downgrade, or refuse, a student's current environment; floors only."""
+    capped = {name: spec for name, spec in pyproject_requirements().items() if "<" in spec and name not in ALLOWED_CAPS}
+    assert not capped, (f"capped in pyproject.toml: {capped}; CI's newest job tests the newest releases: fix the "
+                        f"kit, or add the cap to ALLOWED_CAPS with the reason")

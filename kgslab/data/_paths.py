@@ -1,5 +1,9 @@
-"""Where the shipped data live: the repository's data/ folder (the kit is installed editable)."""
+"""Where the shipped data live: the package resource folder of data/ (kgslab._files).
 
-from pathlib import Path
+In a clone installed editable that is the repository's data/ folder itself; from a
+wheel it is the copy inside the installed package (kgslab/_resources.py).
+"""
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+from .._resources import kit_folder
+
+DATA_DIR = kit_folder("data")
