@@ -69,7 +69,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._estimator import KernelClassifier
 from ._validation import as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_scalar, as_vector
-from .diagnostics import check_targets, run_until_converged, summarise
+from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
 from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent,
                            start_in_version_space)
 
@@ -576,13 +576,7 @@ def transductive_confidence(p_plus) -> np.ndarray:
     return 2.0 * np.maximum(p_plus, 1.0 - p_plus) - 1.0
 
 
-class _LastRun:
-    """Holds the diagnostics of the estimator's latest trajectory run (predict does not add attributes)."""
-
-    run = None
-
-
-class BayesianTransduction(KernelClassifier):
+class BayesianTransduction(ConvergenceReport, KernelClassifier):
     """Bayesian transduction by the kernel billiard: labels by argmax p^y (eq. 6), confidence by eq. (7).
 
     `fit` checks that version space exists and finds the starting point; each call of `predict`,
@@ -618,7 +612,7 @@ class BayesianTransduction(KernelClassifier):
         self.gram_, self.y_ = gram, y_pm1
         self.start_ = version_space_start(gram, y_pm1, lam=lam)
         self.seed_ = int(as_generator(self.random_state).integers(2**31 - 1))
-        self._last = _LastRun()
+        self._last = LatestRun()
         return self
 
     def _p_plus(self, K_test):
@@ -633,21 +627,6 @@ class BayesianTransduction(KernelClassifier):
         if self._last.run is None:
             raise AttributeError(f"{name} is set by predict, predict_proba or confidence; call one first")
         return getattr(self._last.run, name)
-
-    @property
-    def rhat_(self):
-        """Split, rank-normalised R-hat of every point of the latest predict / predict_proba / confidence."""
-        return self._diagnostic("rhat")
-
-    @property
-    def ess_(self):
-        """Effective number of batches behind every p+ of the latest call."""
-        return self._diagnostic("ess")
-
-    @property
-    def mc_error_(self):
-        """Monte Carlo standard error of every p+ of the latest call."""
-        return self._diagnostic("mc_error")
 
     def _decision_gram(self, K_test):
         # p+ - 1/2: positive exactly when classes_[1] is the more probable label.

@@ -245,3 +245,35 @@ def run_until_converged(extend, *, first: int, max_draws: int, target_error: flo
         more = min(max_draws - total, max(total // 2, 1))
         draws = extend(more)
         total += more
+
+
+class LatestRun:
+    """Holds the diagnostics of an estimator's latest sampler run, so that predicting adds no attributes."""
+
+    run = None
+
+
+class ConvergenceReport:
+    """rhat_, ess_ and mc_error_ of an estimator's latest sampler run (a mixin for the two samplers' estimators).
+
+    The estimator keeps a LatestRun in ``self._last`` and says in ``_diagnostic(name)`` which run that is and
+    what it needs first (kgs: the latest vote, fit included; billiard: the latest predict).
+    """
+
+    def _diagnostic(self, name):
+        raise NotImplementedError
+
+    @property
+    def rhat_(self):
+        """Split, rank-normalised R-hat of every monitored point of the latest run."""
+        return self._diagnostic("rhat")
+
+    @property
+    def ess_(self):
+        """Effective sample size behind every monitored estimate of the latest run."""
+        return self._diagnostic("ess")
+
+    @property
+    def mc_error_(self):
+        """Monte Carlo standard error of every monitored estimate of the latest run."""
+        return self._diagnostic("mc_error")

@@ -79,7 +79,7 @@ from ._validation import (
     as_scalar,
     as_vector,
 )
-from .diagnostics import check_targets, run_until_converged, summarise
+from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
 from .versionspace import (crossing_angle, crossing_half_angles, kernel_coordinates, random_tangent,
                            start_in_version_space)
 
@@ -582,13 +582,7 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
 # ---------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------
-class _LastVote:
-    """Holds the diagnostics of the estimator's latest vote (so that a vote adds no attributes)."""
-
-    run = None
-
-
-class BayesPointMachine(KernelClassifier):
+class BayesPointMachine(ConvergenceReport, KernelClassifier):
     """Bayes point machine and Bayesian transduction from KGS samples (section 4).
 
     fit runs n_chains independent chains on the posterior with flip rate q; n_samples per chain is an
@@ -626,28 +620,13 @@ class BayesPointMachine(KernelClassifier):
         self.train_gram_ = gram
         self.y_pm1_ = y_pm1
         self.sample_errors_ = training_errors(self.alphas_ @ gram, y_pm1)
-        self._last = _LastVote()
+        self._last = LatestRun()
         self._last.run = run
         return self
 
     def _diagnostic(self, name):
         check_is_fitted(self, "alphas_")
         return getattr(self._last.run, name)
-
-    @property
-    def rhat_(self):
-        """Split, rank-normalised R-hat of the vote on each point of the latest vote (fit: training points)."""
-        return self._diagnostic("rhat")
-
-    @property
-    def ess_(self):
-        """Bulk effective sample size of the vote on each point of the latest vote."""
-        return self._diagnostic("ess")
-
-    @property
-    def mc_error_(self):
-        """Monte Carlo standard error of the vote fraction on each point of the latest vote."""
-        return self._diagnostic("mc_error")
 
     def _decision_gram(self, K_test):
         return K_test @ self.bayes_point_
