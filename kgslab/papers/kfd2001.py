@@ -235,18 +235,16 @@ def sky_experiment(pairs=None, stride=8, widths=(0.3, 1.0, 3.0), progress=None) 
 
 # ---- committed paper-sized runs ------------------------------------------------------------------
 
-# Until kgslab.data has a shared result_path/load_result (issue 19), this is the one place that
-# finds data/results/: swap the two lines below for it.
-RESULTS_DIR = data.DATA_DIR / "results"
+# data/results/ is found (and read) by kgslab.data.results, as for every committed result
+RESULTS_DIR = data.RESULTS_DIR
 
 
 def load_result(name: str):
-    """The committed JSON result `name` from data/results/ (numbers as lists; see `python -m kgslab.papers.kfd2001`)."""
-    path = RESULTS_DIR / name
-    if not path.is_file():
-        raise FileNotFoundError(f"no result file {name!r} in {RESULTS_DIR}; make it with "
-                                f"python -m kgslab.papers.kfd2001")
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The committed result `name` from data/results/ (kgslab.data.load_result), saying how to make a missing one."""
+    try:
+        return data.load_result(name)
+    except FileNotFoundError as missing:
+        raise FileNotFoundError(f"{missing}; make it with python -m kgslab.papers.kfd2001") from None
 
 
 DIGITS_FULL_COMMAND = "python -m kgslab.papers.kfd2001 digits"
