@@ -3,7 +3,7 @@
 A KGS step needs one product Phi v (Phi: the m x r coordinates of the training points,
 r = numerical rank of K <= m) plus the m crossing angles and one sort, so it should cost
 about one m x m product K v plus O(m log m).  The issue's target: a step costs at most
-3 such products at m = 1000 (the ratio column, matvec time / step time, at least 0.33).
+2 such products at m = 1000 (the ratio column, matvec time / step time, at least 0.5).
 Steps and products are timed in alternation, both with one BLAS thread (as the sampler
 runs), so load on a shared machine hits both alike.
 The second group compares step 6 by one sweep over the sorted angles with the paper's
@@ -28,15 +28,17 @@ def _problem(m, seed=0):
 
 
 def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat):
-    state = {"coords": kgs._default_start(features, y, rng)}
-    state["margins"] = y * (features @ state["coords"])
-    vector = rng.standard_normal(K.shape[0])
     signed = y[:, None] * features
+    state = {"coords": kgs._default_start(features, y, rng)[None]}    # one chain: (1, r)
+    state["margins"] = state["coords"] @ signed.T
+    tables = kgs._PairTables.of(q, len(y))
+    vector = rng.standard_normal(K.shape[0])
 
     def step():
-        state["coords"], state["margins"] = kgs._step(signed, state["coords"], state["margins"], q, rng)
+        state["coords"], state["margins"] = kgs._step(signed, state["coords"], state["margins"], tables, rng)
 
-    return paired_best_times(step, lambda: K @ vector, repeat, n_steps, n_steps)
+    with np.errstate(divide="ignore", invalid="ignore"):        # as the sampler runs it
+        return paired_best_times(step, lambda: K @ vector, repeat, n_steps, n_steps)
 
 
 def rows(quick: bool = False):
@@ -68,7 +70,9 @@ def rows(quick: bool = False):
                 boundaries = np.sort(kgs.crossing_angles(w_out, v_out, y))
                 return boundaries, kgs.arc_errors_direct(boundaries, w_out, v_out, y)
 
-            same = np.array_equal(sweep()[1], naive()[1])
+            # the sweep cuts the circle at -pi/2, the naive version at 0: compare arc by arc after sorting mod 2 pi
+            fast_boundaries, fast_errors = sweep()
+            same = np.array_equal(fast_errors[np.argsort(np.mod(fast_boundaries, 2 * np.pi))], naive()[1])
             out.append(Row(f"step 6: arc errors by one sweep, m={m}", best_time(sweep, 5, 10),
                            "R_emp evaluated on each of 2m arcs", best_time(naive, 3, 1),
                            "same counts" if same else "DIFFERENT counts"))

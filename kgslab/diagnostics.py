@@ -222,12 +222,14 @@ def check_targets(target_error, target_rhat, max_draws, name="max_draws"):
 
 
 def run_until_converged(extend, *, first: int, max_draws: int, target_error: float = 0.01,
-                        target_rhat: float = 1.01, what: str = "the sampler") -> Convergence:
+                        target_rhat: float = 1.01, what: str = "the sampler", projected: bool = False) -> Convergence:
     """Call extend(n) (n more draws per chain; returns all draws so far, (n_chains, n_draws, k)) until converged.
 
     Starts with `first` draws per chain and grows the run by half each round, so the diagnostics cost little
-    next to the sampling.  At `max_draws` per chain it stops with a ConvergenceWarning that says how far the
-    answers are from the targets.
+    next to the sampling.  With `projected`, a round instead grows the run to the length at which the largest
+    MC error would reach the target (errors fall as 1 / sqrt(draws)), plus a tenth, at least by a quarter
+    and at most four-fold: fewer rounds of diagnostics.  At `max_draws` per chain it stops with a
+    ConvergenceWarning that says how far the answers are from the targets.
     """
     draws = extend(first)
     total = first
@@ -242,7 +244,11 @@ def run_until_converged(extend, *, first: int, max_draws: int, target_error: flo
                 f"{np.max(result.rhat):.4f} (target {target_rhat}); raise the cap or treat the answers as rough.",
                 ConvergenceWarning, stacklevel=3)
             return result
-        more = min(max_draws - total, max(total // 2, 1))
+        more = max(total // 2, 1)
+        if projected:
+            needed = 1.1 * total * (np.max(result.mc_error) / target_error) ** 2
+            more = int(np.clip(needed - total, max(total // 4, 1), 3 * total))
+        more = min(max_draws - total, more)
         draws = extend(more)
         total += more
 

@@ -46,7 +46,7 @@ def test_kgs_chains_agree_with_each_other_and_auto_converges():
     X = rng.standard_normal((30, 2))
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(30) > 0, 1.0, -1.0)
     K = rbf_kernel(X, L=1.0)
-    run = kgs.gibbs_run(K, y, 0.1, random_state=0)
+    run = kgs.gibbs_run(K, y, 0.1, target_error=0.01, random_state=0)
     assert run.alphas.shape[0] == 4 and run.converged
     assert np.all(run.mc_error < 0.01)
     # independent chains estimate the same votes: their per-chain means differ by chance only
@@ -87,3 +87,27 @@ def test_bad_input_is_refused(call, error, message):
     X, y, T = separable_r3(seed=5)
     with pytest.raises(error, match=message):
         call(linear_kernel(X), y, linear_kernel(T, X))
+
+
+def test_kgs_auto_error_bars_hold_against_the_exact_posterior():
+    # Four chains advanced together (dispersed starts), "auto" on the test points' votes: every vote within
+    # 4 of its reported standard errors of the exact posterior probability (grid on the sphere in R^3).
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((10, 3))
+    y = np.sign(X[:, 0])
+    y[:2] *= -1                                          # two flipped labels: a multi-modal posterior
+    T = rng.standard_normal((40, 3))
+    index = np.arange(400_000) + 0.5                     # Fibonacci grid: nearly equal areas
+    z = 1 - 2 * index / len(index)
+    azimuth = np.pi * (1 + 5**0.5) * index
+    grid = np.column_stack([np.sqrt(1 - z**2) * np.cos(azimuth), np.sqrt(1 - z**2) * np.sin(azimuth), z])
+    errors = np.count_nonzero(y * (grid @ X.T) <= 0, axis=1)
+    weights = (0.2 / 0.8) ** (errors - errors.min())
+    exact = (grid @ T.T > 0).T.astype(float) @ (weights / weights.sum())
+    assert np.count_nonzero((exact > 0.1) & (exact < 0.9)) >= 5       # the test can fail
+    run = kgs.gibbs_run(linear_kernel(X), y, 0.2, K_monitor=linear_kernel(T, X), target_error=0.01, thin=2,
+                        random_state=1)
+    assert run.converged and np.all(run.mc_error < 0.01)
+    got = kgs.vote_draws(run.alphas, linear_kernel(T, X)).mean(axis=(0, 1))
+    assert np.all(np.abs(got - exact) <= 4 * run.mc_error + 0.004)
+    assert np.max(np.abs(got - exact)) < 0.02
