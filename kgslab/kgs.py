@@ -89,6 +89,7 @@ __all__ = [
     "arc_errors_by_sweep",
     "arc_errors_direct",
     "sample_angle",
+    "step_on_circle",
     "gibbs_step",
     "gibbs_sample",
     "GibbsRun",
@@ -307,6 +308,23 @@ def sample_angle(boundaries, errors, q, rng):
     arc = int(_choose(weights[None], np.array([u_arc]))[0])
     theta = float(boundaries[arc] + u_within * lengths[arc])
     return theta - TWO_PI if theta >= TWO_PI else theta
+
+
+def step_on_circle(features, y, coords, direction, q, rng):
+    """Steps 3-8 as the paper writes them, along a given direction: the new point (unit coordinates, (r,)).
+
+    features Phi (m, r) (rows: the training points in coordinates, `kernel_coordinates`), labels y (m,),
+    the current point `coords` (a unit vector, (r,)) and a unit tangent `direction` v at it (step 2, e.g.
+    `kgslab.versionspace.random_tangent`); rng a numpy Generator or a seed.  The crossing angles of the
+    circle cos t c + sin t v
+    (`crossing_angles`), the errors of its 2m arcs by one sweep (`arc_errors_by_sweep`), theta drawn from
+    the piecewise-uniform density (`sample_angle`, the only draw from rng) and the point at theta.
+    The reference of notebook 08's one-step exercise; the sampler itself runs `_step`.
+    """
+    angles = crossing_angles(features @ coords, features @ direction, y)
+    boundaries, errors = arc_errors_by_sweep(angles)
+    theta = sample_angle(boundaries, errors, q, rng)
+    return math.cos(theta) * np.asarray(coords, float) + math.sin(theta) * np.asarray(direction, float)
 
 
 def gibbs_step(features, y, coords, q, rng, margins=None):

@@ -1,18 +1,26 @@
-"""The exercise checks of notebook 08 accept right answers, reject wrong ones and fall back to the reference."""
+"""The exercise checks of notebook 08 accept right answers, reject wrong ones and fall back to the reference.
+
+Each check is also tried the ways a student could fool it: blank, wrong, the reference handed back on a re-run,
+an input changed in place, an endless loop.
+"""
+
+import math
+import time
 
 import numpy as np
 import pytest
 
 from kgslab import check, kgs
 
+REFERENCES = [("nb08_exercise_1", kgs.crossing_angles), ("nb08_exercise_2", kgs.arc_errors_by_sweep),
+              ("nb08_exercise_3", kgs.step_on_circle), ("nb08_exercise_4", kgs.vote_draws)]
+
 
 def not_attempted(*args):
     raise NotImplementedError()
 
 
-@pytest.mark.parametrize("name, reference", [("nb08_exercise_1", kgs.crossing_angles),
-                                             ("nb08_exercise_2", kgs.arc_errors_by_sweep),
-                                             ("nb08_exercise_3", kgs.vote)])
+@pytest.mark.parametrize("name, reference", REFERENCES)
 def test_reference_passes_and_blank_falls_back(name, reference, capsys):
     checker = getattr(check, name)
 
@@ -21,8 +29,12 @@ def test_reference_passes_and_blank_falls_back(name, reference, capsys):
 
     assert checker(retyped) is retyped
     assert "correct on all" in capsys.readouterr().out
-    assert checker(not_attempted) is not not_attempted
+    fallback = checker(not_attempted)
+    assert fallback is not not_attempted and fallback.__wrapped__ is reference
     assert "not attempted yet" in capsys.readouterr().out
+    # A re-run of the check cell on what it handed back (the reference) is not a pass.
+    assert checker(fallback) is not retyped
+    assert "still open" in capsys.readouterr().out
 
 
 def test_common_mistakes_are_caught(capsys):
@@ -32,6 +44,15 @@ def test_common_mistakes_are_caught(capsys):
 
     assert check.nb08_exercise_1(no_labels).__wrapped__ is kgs.crossing_angles
     assert "not yet right" in capsys.readouterr().out
+
+    # Angles left in (-pi, pi] + shifts, not wrapped into [0, 2 pi).
+    def unwrapped(w_outputs, v_outputs, y):
+        phase = np.arctan2(y * v_outputs, y * w_outputs)
+        return np.concatenate([phase + np.pi / 2, phase + 3 * np.pi / 2])
+
+    assert check.nb08_exercise_1(unwrapped).__wrapped__ is kgs.crossing_angles
+    out = capsys.readouterr().out
+    assert "[0, 2 pi)" in out and "arctan2" not in out        # the conceptual hint, not the code
 
     # The sweep started from zero errors instead of the count just after theta = 0.
     def from_zero(angles):
@@ -44,7 +65,108 @@ def test_common_mistakes_are_caught(capsys):
 
     # The vote counting a zero output as a vote for +1.
     def greater_equal(alphas, K_test):
-        return np.mean(K_test @ alphas.T >= 0, axis=1)
+        return (alphas @ K_test.T >= 0).astype(float)
 
-    assert check.nb08_exercise_3(greater_equal).__wrapped__ is kgs.vote
-    assert "exactly 0" in capsys.readouterr().out
+    assert check.nb08_exercise_4(greater_equal).__wrapped__ is kgs.vote_draws
+    assert "other way round" in capsys.readouterr().out
+
+    # The vote with the chains pooled: the right numbers in the wrong shape.
+    def pooled(alphas, K_test):
+        return (alphas.reshape(-1, alphas.shape[-1]) @ K_test.T > 0).astype(float)
+
+    assert check.nb08_exercise_4(pooled).__wrapped__ is kgs.vote_draws
+    assert "expected shape" in capsys.readouterr().out
+
+
+def right_step(features, y, coords, direction, q, rng):
+    angles = kgs.crossing_angles(features @ coords, features @ direction, y)
+    boundaries, errors = kgs.arc_errors_by_sweep(angles)
+    theta = kgs.sample_angle(boundaries, errors, q, rng)
+    return np.cos(theta) * coords + np.sin(theta) * direction
+
+
+def test_the_step_check_passes_a_right_step_and_diagnoses_wrong_ones(capsys):
+    assert check.nb08_exercise_3(right_step) is right_step
+    assert "correct on all 3 tests" in capsys.readouterr().out
+
+    def own_angle(features, y, coords, direction, q, rng):      # two different angles: off the circle
+        rng = np.random.default_rng(rng)
+        return math.cos(rng.uniform(0, 2 * np.pi)) * coords + math.sin(rng.uniform(0, 2 * np.pi)) * direction
+
+    def uniform_angle(features, y, coords, direction, q, rng):  # on the circle, but ignores the likelihood
+        theta = np.random.default_rng(rng).uniform(0, 2 * np.pi)
+        return np.cos(theta) * coords + np.sin(theta) * direction
+
+    def off_circle(features, y, coords, direction, q, rng):     # a unit vector, tilted off the circle
+        new = right_step(features, y, coords, direction, q, rng)
+        tilt = np.random.default_rng(0).standard_normal(len(coords))
+        tilt -= (tilt @ coords) * coords + (tilt @ direction) * direction
+        new = new + 0.1 * tilt / np.linalg.norm(tilt)
+        return new / np.linalg.norm(new)
+
+    def not_normalised(features, y, coords, direction, q, rng):
+        return 2 * right_step(features, y, coords, direction, q, rng)
+
+    def stays(features, y, coords, direction, q, rng):
+        return coords.copy()
+
+    def wrong_labels(features, y, coords, direction, q, rng):   # forgets the labels: other arcs, other angle
+        return right_step(features, np.ones_like(y), coords, direction, q, rng)
+
+    for student, message in [(own_angle, "not 1"), (off_circle, "not on the great circle"),
+                             (uniform_angle, "another angle"),
+                             (not_normalised, "not 1"), (stays, "the current point"),
+                             (wrong_labels, "another angle")]:
+        assert check.nb08_exercise_3(student).__wrapped__ is kgs.step_on_circle, student.__name__
+        out = capsys.readouterr().out
+        assert message in out, (student.__name__, out)
+        assert "cos(theta) coords" not in out                  # the code-level hint only on request
+
+
+def test_the_step_check_refuses_a_changed_input_and_an_endless_loop(capsys, monkeypatch):
+    def normalises_in_place(features, y, coords, direction, q, rng):
+        coords /= np.linalg.norm(coords)
+        coords += 1e-3
+        return right_step(features, y, coords, direction, q, rng)
+
+    assert check.nb08_exercise_3(normalises_in_place) is not normalises_in_place
+    assert "changed its input" in capsys.readouterr().out
+
+    def endless(features, y, coords, direction, q, rng):
+        while True:
+            time.sleep(0.01)
+
+    monkeypatch.setattr("kgslab.check.core.TIME_LIMIT", 1.0)
+    assert check.nb08_exercise_3(endless) is not endless
+    assert "did not finish" in capsys.readouterr().out
+
+
+def test_the_code_level_hint_comes_on_request_only(capsys, monkeypatch):
+    check.hint("nb08_exercise_3")
+    assert "kgs.sample_angle" in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check.hint("nb08_exercise_3")
+    assert "kgs.sample_angle" not in capsys.readouterr().out
+
+
+def test_a_run_of_the_students_step_samples_the_exact_posterior():
+    # What notebook 08 does with the student's step: chains of it on a small problem reach the exact vote.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((6, 3))
+    y = np.sign(X[:, 0])
+    y[0] *= -1
+    features, _ = kgs.kernel_coordinates(X @ X.T)
+    test_point = rng.standard_normal(3)
+    index = np.arange(200_000) + 0.5
+    z = 1 - 2 * index / len(index)
+    azimuth = np.pi * (1 + 5**0.5) * index
+    grid = np.column_stack([np.sqrt(1 - z**2) * np.cos(azimuth), np.sqrt(1 - z**2) * np.sin(azimuth), z])
+    weights = 0.25 ** np.count_nonzero(y * (grid @ X.T) <= 0, axis=1)
+    exact = float((grid @ test_point > 0) @ weights / weights.sum())
+    coords, votes = features.T @ y / np.linalg.norm(features.T @ y), []
+    to_input = np.linalg.lstsq(features, X, rcond=None)[0]        # coordinates -> w in R^3
+    from kgslab.versionspace import random_tangent
+    for _ in range(6000):
+        coords = right_step(features, y, coords, random_tangent(coords, rng), 0.2, rng)
+        votes.append(coords @ to_input @ test_point > 0)
+    assert abs(np.mean(votes) - exact) < 0.04

@@ -1,4 +1,5 @@
-"""Checks for notebook 08 (the kernel Gibbs sampler, seed 001): crossing angles, arc errors by sweep, the vote."""
+"""Checks for notebook 08 (the kernel Gibbs sampler, seed 001): crossing angles, arc errors by sweep, one full
+step of the sampler, the vote draws of several chains."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import numpy as np
 
 from .. import kgs as reference
 from ..kernels import linear_kernel, rbf_kernel
+from ..versionspace import random_tangent
 from .core import Case, Exercise, allclose
 
-__all__ = ["nb08_exercise_1", "nb08_exercise_2", "nb08_exercise_3"]
+__all__ = ["nb08_exercise_1", "nb08_exercise_2", "nb08_exercise_3", "nb08_exercise_4"]
 
 
 def _circle(m, seed, L=None):
@@ -19,9 +21,7 @@ def _circle(m, seed, L=None):
     features, _ = reference.kernel_coordinates(K)
     w = rng.standard_normal(features.shape[1])
     w /= np.linalg.norm(w)
-    v = rng.standard_normal(features.shape[1])
-    v -= (v @ w) * w
-    v /= np.linalg.norm(v)
+    v = random_tangent(w, rng)
     y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
     return features @ w, features @ v, y
 
@@ -45,43 +45,126 @@ def _sweep_cases():
     return cases
 
 
+# ---- one full step ------------------------------------------------------------------------------
+
+_CIRCLES: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}   # expected new point -> (w, v) of its case
+
+
+def _step_case(label, m, seed, q, L=None, flips=0, start_in_version_space=False):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, 3))
+    y = np.sign(X[:, 0] + 0.3 * X[:, 1])
+    y[:flips] *= -1
+    features, _ = reference.kernel_coordinates(linear_kernel(X) if L is None else rbf_kernel(X, L=L))
+    if start_in_version_space:
+        w = reference.consistent_start(features, y)
+    else:
+        w = rng.standard_normal(features.shape[1])
+        w /= np.linalg.norm(w)
+    v = random_tangent(w, rng)
+    # the generator is given as a seed: every call draws the same angle, and a seed cannot change in place
+    _CIRCLES[reference.step_on_circle(features, y, w, v, q, seed + 100).tobytes()] = (w, v)
+    return Case(label, (features, y, w, v, q, seed + 100))
+
+
+def _step_cases():
+    return [_step_case("8 points in R^3 (linear kernel), q = 0.2, two labels flipped", 8, seed=11, q=0.2, flips=2),
+            _step_case("12 points in R^3, q = 0 from a point of version space", 12, seed=12, q=0.0,
+                       start_in_version_space=True),
+            _step_case("25 points, RBF kernel (L = 1, 25 coordinates), q = 0.1, three labels flipped", 25, seed=13,
+                       q=0.1, L=1.0, flips=3)]
+
+
+def _compare_step(expected, got):
+    problem = allclose(rtol=1e-9, atol=1e-9)(expected, got)
+    if problem is None:
+        return None
+    w, v = _CIRCLES.get(np.asarray(expected).tobytes(), (None, None))
+    if w is None or not isinstance(got, np.ndarray) or got.shape != expected.shape or not np.all(np.isfinite(got)):
+        return problem
+    length = float(np.linalg.norm(got))
+    if abs(length - 1) > 1e-6:
+        return (f"your new point has length {length:.4g}, not 1: every hypothesis lies on the unit sphere, and "
+                f"the point of step 8 is on the great circle through w in direction v")
+    off_circle = got - (got @ w) * w - (got @ v) * v
+    if np.linalg.norm(off_circle) > 1e-6:
+        return "your new point is a unit vector but not on the great circle through w in direction v (step 8)"
+    if np.allclose(got, w, atol=1e-9):
+        return "your new point is the current point w: step 8 moves to the drawn angle theta"
+    return ("your new point lies on the right great circle but at another angle. The angle must come from the "
+            "arcs of exercises 1-2 (the crossings of w and v with the training points, and the arc errors), "
+            "drawn by the kit's step-7 function with the generator given, and nothing else drawn from it before")
+
+
+# ---- the vote draws -----------------------------------------------------------------------------
+
 def _vote_cases():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((6, 2))
-    alphas = rng.standard_normal((7, 6))
     return [
-        Case("2 samples on 2 training points, 2 test points",
-             (np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 1.0], [1.0, -1.0]]))),
-        Case("7 samples, 6 training points, 4 test points (RBF)", (alphas, rbf_kernel(X[:4] + 0.1, X))),
+        Case("1 chain of 2 samples on 2 training points, 2 test points",
+             (np.array([[[1.0, 0.0], [0.0, 1.0]]]), np.array([[1.0, 1.0], [1.0, -1.0]]))),
+        Case("3 chains of 5 samples, 6 training points, 4 test points (RBF)",
+             (rng.standard_normal((3, 5, 6)), rbf_kernel(X[:4] + 0.1, X))),
         Case("a test point with output exactly 0 (counts as no vote for +1)",
-             (np.array([[1.0, -1.0]]), np.array([[1.0, 1.0]]))),
+             (np.array([[[1.0, -1.0]], [[2.0, 1.0]]]), np.array([[1.0, 1.0]]))),
     ]
+
+
+def _compare_votes(expected, got):
+    problem = allclose()(expected, got)
+    if problem and isinstance(got, np.ndarray) and got.size == expected.size and got.shape != expected.shape:
+        return (f"{problem}: the draws are indexed (chain, sample, test point), so that the diagnostics can "
+                f"compare the chains")
+    if problem and isinstance(got, np.ndarray) and got.shape == expected.shape and np.all(np.isin(got, (0, 1))):
+        return (f"{problem}: some votes are the other way round; a sample votes 1 on a test point when its output "
+                f"there is positive (eq. 4), 0 otherwise")
+    return problem
 
 
 nb08_exercise_1 = Exercise(
     "nb08_exercise_1", "Crossing angles (steps 3-4)",
     reference.crossing_angles, _angle_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
-    hint="with a = y * w_outputs and b = y * v_outputs the margin on the circle is "
-         "a cos(theta) + b sin(theta) = R cos(theta - phi), phi = np.arctan2(b, a); point i "
-         "becomes an error at phi + pi/2 and correct at phi + 3 pi/2. Reduce both with "
-         "np.mod(..., 2 * np.pi) and return np.concatenate([becomes_error, becomes_correct]).")
+    hint="on the circle the margin of point i is R_i cos(theta - phi_i), phi_i the polar angle of the pair "
+         "(a_i, b_i) = (y_i <w, x_i>, y_i <v, x_i>). It is positive within a quarter turn of phi_i, so it turns "
+         "negative a quarter turn after phi_i and positive again half a turn later. Check the order (the m "
+         "'becomes an error' angles first) and the range: every angle in [0, 2 pi), including those past 2 pi.",
+    code_hint="the polar angle of (a, b) is np.arctan2(b, a) (in (-pi, pi]); shift it by pi / 2 and by 3 pi / 2 "
+              "and wrap both into [0, 2 pi) with np.mod before joining the two halves.")
 
 
 nb08_exercise_2 = Exercise(
     "nb08_exercise_2", "Arc errors by one sweep (step 6)",
     reference.arc_errors_by_sweep, _sweep_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
-    hint="the first m angles are 'becomes an error', the last m 'becomes correct'. Just after "
-         "theta = 0 point i is wrong exactly when angles[i] > angles[m + i]. Sort the angles "
-         "(np.argsort), give each crossing +1 or -1 and take np.cumsum: errors[k] is the count "
-         "after the k-th boundary. Return (sorted angles, errors).")
+    hint="walking round the circle from theta = 0, every crossing changes the count by one: up at a 'becomes "
+         "an error' angle (the first half of the input), down at a 'becomes correct' angle. The count before the "
+         "first crossing is the number of points whose error interval wraps round through 0. errors[k] is the "
+         "count just after the k-th boundary, so the last arc holds the current point.",
+    code_hint="sort the angles and remember where each came from (np.argsort): an index below m is +1, else -1; "
+              "a running total (np.cumsum) started from the count at theta = 0 gives every arc.")
 
 
 nb08_exercise_3 = Exercise(
-    "nb08_exercise_3", "The vote (eq. 4)",
-    reference.vote, _vote_cases, points=2,
-    compare=allclose(),
-    hint="the outputs of sample j on the test points are K_test @ alphas[j]; all at once "
-         "K_test @ alphas.T has shape (n_test, n_samples). Count the outputs > 0 and average "
-         "over the samples (axis=1).")
+    "nb08_exercise_3", "One full step of the KGS (steps 3-8)",
+    reference.step_on_circle, _step_cases, points=4,
+    compare=_compare_step,
+    hint="the step needs the outputs of w and of v on the training points (the features are their coordinates), "
+         "your crossing angles and arc errors (exercises 1-2), one angle theta drawn from the arcs by the kit's "
+         "kgs.sample_angle with the q and the generator given (the only random draw of the step), and the point "
+         "of the great circle at theta (step 8).",
+    code_hint="the outputs are matrix-vector products of features with coords and with direction; pass them and "
+              "y to your crossing_angles, its result to your arc_errors_by_sweep, and the boundaries and errors "
+              "with q and rng to kgs.sample_angle; the new point is cos(theta) coords + sin(theta) direction.")
+
+
+nb08_exercise_4 = Exercise(
+    "nb08_exercise_4", "The vote draws of several chains (eq. 4)",
+    reference.vote_draws, _vote_cases, points=2,
+    compare=_compare_votes,
+    hint="sample j of chain c votes 1 on test point x when its output sum_i alpha_i k(x_i, x) is positive, 0 "
+         "otherwise (an output of exactly 0 is no vote for +1). The result keeps the chains apart: shape "
+         "(n_chains, n_samples, n_test), floats 0.0 and 1.0.",
+    code_hint="K_test @ alphas[c].T gives the outputs of chain c, (n_test, n_samples); one product for all chains "
+              "is alphas @ K_test.T, (n_chains, n_samples, n_test). Compare with 0 and convert with astype(float).")
