@@ -491,13 +491,32 @@ def _as_n_draws(value, name):
     return as_positive_int(value, name)
 
 
+def _default_monitor(features, y):
+    """Kernel rows of the points whose votes `gibbs_run` watches by default: the training points, and the
+    feature-space midpoint of each training point and its nearest neighbour of the other class.
+
+    On the training points alone the vote can be settled while the chains are not (with q = 0 every sample
+    classifies every training point correctly); the midpoints lie between the classes, where samples disagree.
+    Row of a midpoint: (k(x_i, .) + k(x_j, .)) / 2, its output the mean of the two outputs.
+    """
+    gram = features @ features.T
+    squared = np.diag(gram)
+    distance = squared[:, None] + squared[None, :] - 2 * gram
+    distance[y[:, None] == y[None, :]] = np.inf
+    partner = distance.argmin(axis=1)
+    pairs = np.unique(np.sort(np.column_stack([np.arange(len(y)), partner])[np.isfinite(distance.min(axis=1))],
+                              axis=1), axis=0)
+    return np.vstack([gram, (gram[pairs[:, 0]] + gram[pairs[:, 1]]) / 2])
+
+
 def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 100, thin: int = 10,
               K_monitor=None, target_error: float = 0.02, target_rhat: float = 1.01, max_samples: int = 5_000,
               random_state=None) -> GibbsRun:
     """`n_chains` independent KGS chains, each from its own start, and the convergence of their votes.
 
-    The monitored quantities are the votes on the rows of K_monitor (n, m) (default: the training points,
-    K itself): sample j votes 1 on point x when <w_j, phi(x)> > 0.  n_samples per chain is an integer or
+    The monitored quantities are the votes on the rows of K_monitor (n, m) (default: the training points and
+    the feature-space midpoints between each and its nearest neighbour of the other class, where the samples
+    disagree most): sample j votes 1 on point x when <w_j, phi(x)> > 0.  n_samples per chain is an integer or
     "auto": run until every monitored vote fraction has MC error < target_error and R-hat < target_rhat
     (R-hat waited for only where the vote is more than target_error away from 0 and 1), at most max_samples
     per chain (then a ConvergenceWarning naming the largest error and R-hat).  The default target 0.02 is a
@@ -514,7 +533,7 @@ def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 10
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
     target_error, target_rhat, max_samples = check_targets(target_error, target_rhat, max_samples, "max_samples")
-    monitor = to_alpha.T @ (as_cross_kernel(K, features.shape[0], "K") if K_monitor is None
+    monitor = to_alpha.T @ (_default_monitor(features, y) if K_monitor is None
                             else as_cross_kernel(K_monitor, features.shape[0], "K_monitor")).T   # (r, n)
     rng = as_generator(random_state)
     chains = _Chains(features, y, q, rng, _starts(features, y, q, n_chains, rng))
@@ -679,13 +698,14 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
     """Bayes point machine and Bayesian transduction from KGS samples (section 4).
 
     fit runs n_chains independent chains on the posterior with flip rate q; n_samples per chain is an
-    integer or "auto" (until the vote on every training point has MC error < target_error (default 0.02) and
-    R-hat < 1.01, at most max_samples per chain; see `gibbs_run`).
+    integer or "auto" (until the vote on every training point, and on the midpoints between the classes, has MC
+    error < target_error (default 0.02) and R-hat < 1.01, at most max_samples per chain; see `gibbs_run`).
     `predict` / `decision_function` use the Bayes point w_bp = mean of the samples (eq. 5);
     `transduce` and `vote_proba` use the vote of the samples (eq. 4); `entropy` is the
     binary entropy of the vote (active learning); `log_evidence` estimates ln E_W[L[W, z]].
-    `rhat_`, `ess_` and `mc_error_` are the diagnostics of the latest votes: after fit those on the
-    training points, after vote_proba / transduce / entropy those on the points given.
+    `rhat_`, `ess_` and `mc_error_` are the diagnostics of the latest votes: after fit those of `gibbs_run`'s
+    monitored points (the training points, then the midpoints), after vote_proba / transduce / entropy those
+    on the points given.
     kernel is "rbf" (width L), "linear" or "precomputed" (X is then the Gram matrix).
     """
 

@@ -65,7 +65,7 @@ def test_estimators_report_diagnostics_after_fit_and_predict():
     assert model.rhat_.shape == model.ess_.shape == model.mc_error_.shape == (6,)
     assert np.all(model.mc_error_ < 0.01) and np.all(np.isfinite(p))
     bpm = kgs.BayesPointMachine(q=0.1, kernel="linear", random_state=0).fit(X, y)
-    assert bpm.rhat_.shape == (10,) and bpm.alphas_.shape[0] % 4 == 0    # training votes after fit
+    assert bpm.rhat_.shape[0] > 10 and bpm.alphas_.shape[0] % 4 == 0    # training and midpoint votes after fit
     bpm.vote_proba(T)
     assert bpm.mc_error_.shape == (6,)                                    # the points of the latest vote
 
