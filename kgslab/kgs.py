@@ -93,6 +93,7 @@ __all__ = [
     "gibbs_step",
     "gibbs_sample",
     "GibbsRun",
+    "monitor_kernel",
     "gibbs_run",
     "vote_draws",
     "vote",
@@ -491,22 +492,24 @@ def _as_n_draws(value, name):
     return as_positive_int(value, name)
 
 
-def _default_monitor(features, y):
-    """Kernel rows of the points whose votes `gibbs_run` watches by default: the training points, and the
+def monitor_kernel(K, y):
+    """Kernel rows (n, m) of the points whose votes `gibbs_run` watches by default: the training points, and the
     feature-space midpoint of each training point and its nearest neighbour of the other class.
 
     On the training points alone the vote can be settled while the chains are not (with q = 0 every sample
     classifies every training point correctly); the midpoints lie between the classes, where samples disagree.
     Row of a midpoint: (k(x_i, .) + k(x_j, .)) / 2, its output the mean of the two outputs.
     """
-    gram = features @ features.T
+    gram = as_gram(K, "K", psd=False)
+    y = as_pm1_labels(y, "y", length=gram.shape[0])
     squared = np.diag(gram)
     distance = squared[:, None] + squared[None, :] - 2 * gram
     distance[y[:, None] == y[None, :]] = np.inf
-    partner = distance.argmin(axis=1)
-    pairs = np.unique(np.sort(np.column_stack([np.arange(len(y)), partner])[np.isfinite(distance.min(axis=1))],
-                              axis=1), axis=0)
-    return np.vstack([gram, (gram[pairs[:, 0]] + gram[pairs[:, 1]]) / 2])
+    if not np.all(np.isinf(distance)):
+        partner = distance.argmin(axis=1)
+        pairs = np.unique(np.sort(np.column_stack([np.arange(len(y)), partner]), axis=1), axis=0)
+        return np.vstack([gram, (gram[pairs[:, 0]] + gram[pairs[:, 1]]) / 2])
+    return gram
 
 
 def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 100, thin: int = 10,
@@ -533,7 +536,7 @@ def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 10
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
     target_error, target_rhat, max_samples = check_targets(target_error, target_rhat, max_samples, "max_samples")
-    monitor = to_alpha.T @ (_default_monitor(features, y) if K_monitor is None
+    monitor = to_alpha.T @ (monitor_kernel(K, y) if K_monitor is None
                             else as_cross_kernel(K_monitor, features.shape[0], "K_monitor")).T   # (r, n)
     rng = as_generator(random_state)
     chains = _Chains(features, y, q, rng, _starts(features, y, q, n_chains, rng))

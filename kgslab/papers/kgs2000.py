@@ -21,7 +21,8 @@ from ..kernels import linear_kernel
 from ..kgs import gibbs_run
 from ..versionspace import kernel_coordinates, max_margin
 
-__all__ = ["quadratic_svm", "figure4", "FIGURE4_Q", "FIGURE4_LAMBDA", "FIGURE4_FILE", "FIGURE4_COMMAND"]
+__all__ = ["quadratic_svm", "figure4", "figure4_full", "write_figure4", "FIGURE4_Q", "FIGURE4_LAMBDA", "FIGURE4_FILE",
+           "FIGURE4_COMMAND"]
 
 FIGURE4_Q = (0.02, 0.05, 0.1, 0.2)                      # the BPM's assumed flip rate (truth: 0.05)
 FIGURE4_LAMBDA = (0.02, 0.05, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)   # the SVM's lambda, 0.02 to 30 (log axis)
@@ -74,23 +75,31 @@ def figure4(n_sets=12, q_levels=FIGURE4_Q, lambdas=FIGURE4_LAMBDA, *, n_train=10
     return {"q_levels": q_levels, "lambdas": lambdas, "bpm": bpm, "svm": svm, "rhat": rhat}
 
 
+def figure4_full():
+    """The paper-sized Figure 4: 100 sets, seed 2000 (what `main` and notebook 08 with KGSLAB_FULL=1 run)."""
+    return figure4(100, random_state=2000)
+
+
+def write_figure4(run):
+    """Write a Figure 4 run (`figure4_full()`) to data/results/kgs2000_figure4.json; returns the path."""
+    payload = {"command": FIGURE4_COMMAND + "  (or: KGSLAB_FULL=1 jupyter nbconvert --to notebook --execute "
+                                            "solutions/08_kernel_gibbs_sampler.ipynb)",
+               "what": "test error (against noisy test labels) of the BPM (100 KGS samples, 4 chains) per "
+                       "assumed flip rate q and of the quadratic soft-margin SVM per lambda, on independent "
+                       "sets of 100 training / 1000 test points of the sphere data with 5% flipped labels; "
+                       "rows: sets; rhat: the largest R-hat of a monitored vote of each BPM's chains",
+               **{key: np.asarray(value).tolist() for key, value in run.items()}}
+    path = data.RESULTS_DIR / FIGURE4_FILE
+    path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
 def main(argv=None):
     """Write the paper-sized Figure 4 (100 sets) to data/results/kgs2000_figure4.json."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog=FIGURE4_COMMAND, description=main.__doc__)
-    parser.add_argument("--sets", type=int, default=100, help="training/test sets (the paper: 100)")
-    arguments = parser.parse_args(argv)
-    run = figure4(arguments.sets, random_state=2000)
-    payload = {"command": FIGURE4_COMMAND + ("" if arguments.sets == 100 else f" --sets {arguments.sets}"),
-               "what": "test error (against noisy test labels) of the BPM (100 KGS samples, 4 chains) per "
-                       "assumed flip rate q and of the quadratic soft-margin SVM per lambda, on independent "
-                       "sets of 100 training / 1000 test points of the sphere data with 5% flipped labels; "
-                       "rows: sets",
-               **{key: value.tolist() for key, value in run.items()}}
-    path = data.RESULTS_DIR / FIGURE4_FILE
-    path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    print(path)
+    argparse.ArgumentParser(prog=FIGURE4_COMMAND, description=main.__doc__).parse_args(argv)
+    print(write_figure4(figure4_full()))
 
 
 if __name__ == "__main__":
