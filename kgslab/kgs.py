@@ -46,9 +46,11 @@ coordinate vector c (w = Phi' c, ||w|| = ||c||), so inner products are plain
 dot products and an isotropic direction is a standard normal vector projected
 on the tangent space.  Training outputs are Phi c, and the sampler keeps them
 up to date by the same rotation as c, so one step costs one matrix-vector
-product Phi v plus an O(m log m) sort (benchmarks/bench_kgs.py: 2-3 times one m x m
-product K v per step at m = 1000).  Directions whose eigenvalue is below
-rounding level (lambda < m eps lambda_max) are dropped: they cannot change any
+product Phi v plus an O(m log m) sort (benchmarks/bench_kgs.py: about 2 times one m x m
+product K v per step at m = 1000).  Several chains are advanced together: one matrix
+product for all of them, which at small m costs little more than one chain's step.
+Directions whose eigenvalue is below the rank rule of `kgslab.versionspace`
+(RANK_RTOL times the largest) are dropped: they cannot change any
 training output, and since the likelihood depends on w only through the signs
 of the outputs, the direction of the kept part of w has the same posterior as
 on the full sphere.  Back in the paper's expansion, alpha = U diag(1/sqrt(lambda)) c.
