@@ -74,7 +74,7 @@ nb07_exercise_5a = Exercise(
     _perceptron, _primal_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="Compare with your answer to (a): w starts at 0 and changes only in the update step, so alpha has to "
-         "change exactly when w does for w = sum_i alpha_i y_i x_i to hold after every step. The test is the "
+         "change exactly when w does, for the expansion of w in (a) to hold after every step. The test is the "
          "question's: a point with y_i <w, x_i> exactly 0 (as every point is while w = 0) is a mistake. "
          "Also check the stopping rule: one epoch is one visit to every example.",
     code_hint="w, alpha = np.zeros(d), np.zeros(m); for each epoch, for i in range(m): if y[i] * (w @ X[i]) <= 0: "
@@ -85,8 +85,8 @@ nb07_exercise_5b = Exercise(
     "nb07_exercise_5b", "Question 5(b) (the kernel perceptron)",
     _perceptron_alpha, _kernel_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
-    hint="Your answer to (b): the test y_j <w, x_j> <= 0 can be written with the alpha_i, the labels and the "
-         "kernel values between x_j and the training points only, and an update of w is a change of one alpha_j. "
+    hint="Your answer to (b): the mistake test on example j needs only the coefficients of (a), the labels and "
+         "the kernel values between x_j and the training points, and an update of w changes one coefficient. "
          "On the linear kernel your kernel_perceptron must make exactly the updates of your perceptron.",
     code_hint="alpha = np.zeros(m); in each epoch, for j in range(m): if y[j] * (K[j] @ (alpha * y)) <= 0: "
               "alpha[j] += 1 (and count a mistake); stop after a clean epoch or after max_epochs.")
@@ -105,8 +105,8 @@ nb07_exercise_5d = Exercise(
     "nb07_exercise_5d", "Question 5(d) (the functional margin and the bound)",
     _novikoff, _modified_cases, points=3,
     compare=allclose(rtol=1e-7, atol=1e-9),
-    hint="All four numbers use w = sum_i alpha_i phi~(x_i) with alpha from (c), and inner products in the feature "
-         "space of kappa~ are entries of K~. The bound of (d) is Novikoff's theorem: (R / gamma)^2, with gamma the "
+    hint="All four numbers concern the weight vector of (c), built from your separating_alpha, and every inner "
+         "product of mapped training points is an entry of K~. The bound of (d) is Novikoff's theorem: (R / gamma)^2, with gamma the "
          "margin of the unit vector w / ||w||.",
     code_hint="K_tilde = K + a * np.eye(m); alpha = separating_alpha(K, y, a); margin = min(y * (K_tilde @ alpha)); "
               "norm_w_squared = alpha @ K_tilde @ alpha; radius_squared = max(diag(K_tilde)); "
