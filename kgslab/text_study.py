@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from sklearn.model_selection import GroupKFold
 
-from ._validation import as_gram, as_positive_int
+from ._validation import as_gram, as_positive_int, as_scalar, as_vector
 from .kernels import normalise
 
 __all__ = ["kernel_timings", "pair_group_means", "pair_accuracy", "PAIR_GROUPS"]
@@ -47,6 +47,8 @@ def kernel_timings(kernels: Sequence[Callable], docs: Sequence, sizes: Sequence[
         raise TypeError(f"kernels must be a non-empty list of kernel functions, got {kernels!r:.80}")
     if isinstance(docs, str) or not isinstance(docs, Sequence):
         raise TypeError(f"docs must be a list of documents, got {type(docs).__name__}")
+    if len(docs) == 0:
+        raise ValueError("docs must contain at least one document, got an empty list")
     repeat = as_positive_int(repeat, "repeat")
     sizes = [as_positive_int(n, "sizes") for n in sizes]
     if not sizes or max(sizes) > len(docs):
@@ -62,11 +64,19 @@ def kernel_timings(kernels: Sequence[Callable], docs: Sequence, sizes: Sequence[
     return seconds
 
 
-def _labels(values, name: str, n: int) -> np.ndarray:
+def _languages(values, n: int) -> np.ndarray:
+    """One language label (a string) per document."""
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"language must be an array of one label per document, got {values!r:.60}")
     values = np.asarray(values)
     if values.shape != (n,):
-        raise ValueError(f"{name} must have one entry per document, shape ({n},), got shape {values.shape}")
+        raise ValueError(f"language must have one entry per document, shape ({n},), got shape {values.shape}")
     return values
+
+
+def _articles(values, n: int) -> np.ndarray:
+    """One article number per document (finite numbers: a translation shares its article's number)."""
+    return as_vector(values, "article", length=n, length_of="the kernel")
 
 
 def pair_group_means(K_first, K_second, language, article) -> np.ndarray:
@@ -80,7 +90,7 @@ def pair_group_means(K_first, K_second, language, article) -> np.ndarray:
     n = K_first.shape[0]
     if K_second.shape != K_first.shape:
         raise ValueError(f"K_second must have the shape of K_first {K_first.shape}, got {K_second.shape}")
-    language, article = _labels(language, "language", n), _labels(article, "article", n)
+    language, article = _languages(language, n), _articles(article, n)
     upper_i, upper_j = np.triu_indices(n, k=1)
     same_language = language[upper_i] == language[upper_j]
     translation = (article[upper_i] == article[upper_j]) & ~same_language
@@ -105,12 +115,18 @@ def pair_accuracy(K, language, article, first: str, second: str, adatron: Callab
     """
     K = as_gram(K, "K", psd=False)
     n = K.shape[0]
-    language, article = _labels(language, "language", n), _labels(article, "article", n)
+    language, article = _languages(language, n), _articles(article, n)
+    if not callable(adatron):
+        raise TypeError(f"adatron must be a function adatron(K, y, C) -> (alpha, b), got {adatron!r:.60}")
+    C = as_scalar(C, "C", low=0.0, low_open=True)
     n_folds = as_positive_int(n_folds, "n_folds", minimum=2)
     index = np.flatnonzero((language == first) | (language == second))
     if not np.any(language == first) or not np.any(language == second):
         raise ValueError(f"first and second must both be languages of `language`, got {first!r} and {second!r}")
     labels = np.where(language[index] == first, -1.0, 1.0)
+    if len(np.unique(article[index])) < n_folds:
+        raise ValueError(f"n_folds must be at most the number of articles of the two languages, "
+                         f"{len(np.unique(article[index]))}, got {n_folds}")
     K_pair = K[np.ix_(index, index)]
     accuracies = []
     for train, test in GroupKFold(n_splits=n_folds).split(K_pair, labels, groups=article[index]):
