@@ -293,7 +293,7 @@ EXERCISES = check.exercises()
 
 
 def test_one_naming_scheme():
-    assert len(EXERCISES) >= 30          # issue 16 adds experiment checks (06: timings, comparison, classification)
+    assert len(EXERCISES) == 37          # 34 + notebook 06's timings, comparison and classification (issue 16)
     for name, exercise in EXERCISES.items():
         assert exercise.key == name and name.startswith("nb") and "_exercise_" in name, name
         assert exercise.points >= 1
