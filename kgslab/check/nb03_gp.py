@@ -28,7 +28,7 @@ __all__ = ["nb03_exercise_4a", "nb03_exercise_4a_curve", "nb03_exercise_4b", "nb
 _ILL_CONDITIONED = "ill-conditioned: y = (K + sigma2 I) a fitted exactly, sigma2 = 1e-11, condition number ~3e12"
 
 
-def _exactly_fitted_targets(n=40, L=3.0, sigma2=1e-11, scale=100.0, seed=1):
+def _exactly_fitted_targets(n=40, L=3.0, sigma2=1e-11, scale=1000.0, seed=1):
     """(K, y, sigma2) with y = (K + sigma2 I) a: y'(K + sigma2 I)^{-1} y = a'y is known to full precision."""
     X, _ = sinc_data(n, random_state=seed)
     K = rbf_kernel(X, L=L)
