@@ -24,7 +24,7 @@ from ..data.uci import random_split
 from ..kernels import rbf_kernel
 
 __all__ = ["spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_curve", "compare_with_svm",
-           "match_theta_max", "figure2_curves", "bounce_study", "study_results", "error_at_rejection",
+           "match_theta_max", "figure2_curves", "bounce_study", "study_results", "study_curves", "error_at_rejection",
            "paired_difference", "agreement", "write_figure2", "load_figure2"]
 
 
@@ -260,7 +260,10 @@ def study_results(study, method, level=None, trajectory=0):
     "auto" run when level is "auto").  Returns {"<method>_confidence": ..., "<method>_correct": ...}.
     """
     y_test = study["y_test"]
+    if isinstance(level, str) and level == "auto":
+        y_test = y_test[:len(study["auto_p_plus"])]          # the "auto" run covers the first splits only
     if method in ("svm", "svm0"):
+        y_test = study["y_test"]
         decision = study[f"{method}_decision"]
         return {f"{method}_confidence": np.abs(decision), f"{method}_correct": np.where(decision > 0, 1.0, -1.0) == y_test}
     if method != "trans":
@@ -271,6 +274,28 @@ def study_results(study, method, level=None, trajectory=0):
         p_plus = study["p_plus"][list(study["levels"]).index(level), :, trajectory]
     return {"trans_confidence": transductive_confidence(p_plus),
             "trans_correct": np.where(p_plus > 0.5, 1.0, -1.0) == y_test}
+
+
+def study_curves(study, curve=None, n_thresholds: int = 41, reference_level=None):
+    """Figure 2's lines from a `bounce_study`: {label: line of `figure2_curves`} and the SVMs' theta_max.
+
+    "trans <n>": transduction from trajectory 0 after n bounces; "trans auto": the "auto" run (on its
+    splits); "svm" and "svm0": the SVM with and without bias, thresholds up to the theta_max whose rejection
+    matches transduction's at theta = 1 after `reference_level` bounces (default: the largest level).
+    """
+    level = int(study["levels"][-1]) if reference_level is None else reference_level
+    reference = study_results(study, "trans", level)
+    lines, theta_max = {}, {}
+    for method in ("svm", "svm0"):
+        own = study_results(study, method)
+        theta_max[method] = match_theta_max({"trans_confidence": reference["trans_confidence"],
+                                             "svm_confidence": own[f"{method}_confidence"]})
+        lines[method] = figure2_curves(own, n_thresholds, theta_max[method], curve, {method: theta_max[method]})[method]
+    levels = [int(level) for level in study["levels"]] + (["auto"] if "auto_p_plus" in study else [])
+    for level in levels:
+        lines[f"trans {level}"] = figure2_curves(study_results(study, "trans", level), n_thresholds, 1.0, curve,
+                                                 {"trans": 1.0})["trans"]
+    return lines, theta_max
 
 
 def error_at_rejection(confidence, correct, rates):
