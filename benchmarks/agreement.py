@@ -1,6 +1,6 @@
 """Do two seeds at the defaults give the same answers?  (issue 17's done-when; not a unit test: ~1 minute)
 
-    python benchmarks/agreement.py [--only billiard|kgs] [--out data/results/seed_agreement.json]
+    python benchmarks/agreement.py [--out data/results/seed_agreement.json]
 
 Billiard (BayesianTransduction defaults, n_bounces="auto") on one 60:40 split of thyroid (sigma = 3) and of
 heart (sigma = 10), the paper's kernel widths; KGS (BayesPointMachine defaults, n_samples="auto") on the
@@ -8,7 +8,6 @@ heart (sigma = 10), the paper's kernel widths; KGS (BayesPointMachine defaults, 
 For each: the share of test labels that change between seed 1 and seed 2, the mean and largest |p
 difference|, the largest R-hat and MC error each run reports, and the run time.
 Target (issue 17): under 2% of labels change and mean |p difference| under 0.03.
-With --only, only that sampler's rows are run, and in an existing --out file only its rows are replaced.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from kgslab.kgs import BayesPointMachine
 
 
 def _compare(name, runs, y_test):
-    (p1, d1, t1, c1), (p2, d2, t2, c2) = runs
+    (p1, d1, t1), (p2, d2, t2) = runs
     labels1, labels2 = p1 > 0.5, p2 > 0.5
     return {"problem": name, "n_test": int(len(p1)),
             "labels_changed": float(np.mean(labels1 != labels2)),
@@ -37,8 +36,7 @@ def _compare(name, runs, y_test):
             "test_error_seed1": float(np.mean(np.where(labels1, 1, -1) != y_test)),
             "max_rhat": float(max(np.nanmax(d1[0]), np.nanmax(d2[0]))),
             "max_mc_error": float(max(np.nanmax(d1[1]), np.nanmax(d2[1]))),
-            "seconds_per_run": float((t1 + t2) / 2),
-            "cpu_seconds_per_run": float((c1 + c2) / 2)}    # this process's CPU time: what a quiet machine takes
+            "seconds_per_run": float((t1 + t2) / 2)}
 
 
 def billiard_rows():
@@ -47,14 +45,16 @@ def billiard_rows():
         X, y = loader()
         X_train, X_test, y_train, y_test = data.random_split(X, y, 0.6, random_state=0)
         K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
-        runs = []
+        runs, bounces, converged = [], [], []
         for seed in (1, 2):
-            started, cpu = time.perf_counter(), time.process_time()
+            started = time.perf_counter()
             model = BayesianTransduction(random_state=seed).fit(K, y_train)
             p_plus = model.predict_proba(K_test)[:, 1]
-            runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started,
-                         time.process_time() - cpu))
+            runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started))
+            bounces.append(int(model._last.run.n_bounces))   # per trajectory, as the "auto" run stopped
+            converged.append(bool(model._last.run.converged))
         rows.append(_compare(f"billiard, {name} (sigma = {sigma:g}), one 60:40 split", runs, y_test))
+        rows[-1]["bounces_per_trajectory"], rows[-1]["converged"] = bounces, converged
     return rows
 
 
@@ -65,41 +65,45 @@ def kgs_rows():
     test_sets = [data.kgs_76_points(random_state=seed) for seed in range(1, 11)]
     X_test = np.vstack([Xt for Xt, _ in test_sets])
     y_test = np.concatenate([yt for _, yt in test_sets])
-    runs = []
+    runs, cpu_seconds, samples = [], [], []
     for seed in (1, 2):
         started, cpu = time.perf_counter(), time.process_time()
         model = BayesPointMachine(q=0.1, kernel="rbf", L=1.0, random_state=seed).fit(X, y_noisy)
         p_plus = model.vote_proba(X_test)[:, 1]
-        runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started,
-                     time.process_time() - cpu))
-    return [_compare("KGS vote, 76 points with 10% flipped labels, q = 0.1, 760 test points", runs, y_test)]
+        runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started))
+        cpu_seconds.append(time.process_time() - cpu)       # this process's CPU time: what a quiet machine takes
+        samples.append(int(model.chain_alphas_.shape[1]))   # per chain, as the "auto" run stopped
+    row = _compare("KGS vote, 76 points with 10% flipped labels, q = 0.1, 760 test points", runs, y_test)
+    row["cpu_seconds_per_run"], row["samples_per_chain"] = float(np.mean(cpu_seconds)), samples
+    return [row]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", help="also write the rows as JSON to this file")
-    parser.add_argument("--only", choices=("billiard", "kgs"), help="run one sampler's rows only")
+    parser.add_argument("--out", help="also write the rows as JSON to this file (rows of the other sampler "
+                                      "already in it are kept with --only)")
+    parser.add_argument("--only", choices=["billiard", "kgs"], help="run one sampler's rows only")
     args = parser.parse_args(argv)
     warnings.simplefilter("always")
-    rows = ([] if args.only == "kgs" else billiard_rows()) + ([] if args.only == "billiard" else kgs_rows())
+    rows = (billiard_rows() if args.only != "kgs" else []) + (kgs_rows() if args.only != "billiard" else [])
     for row in rows:
         verdict = "meets" if row["labels_changed"] < 0.02 and row["mean_abs_p_difference"] < 0.03 else "MISSES"
         print(f"{row['problem']}: labels changed {row['labels_changed']:.1%}, mean |dp| "
               f"{row['mean_abs_p_difference']:.4f} (max {row['max_abs_p_difference']:.3f}), max R-hat "
-              f"{row['max_rhat']:.4f}, max MC error {row['max_mc_error']:.4f}, {row['seconds_per_run']:.1f} s a run ({row['cpu_seconds_per_run']:.1f} s CPU) "
+              f"{row['max_rhat']:.4f}, max MC error {row['max_mc_error']:.4f}, {row['seconds_per_run']:.1f} s a run "
               f"-> {verdict} the target (< 2% labels, mean |dp| < 0.03)")
     if args.out:
-        result = {"command": "python benchmarks/agreement.py --out " + args.out, "rows": rows}
-        if args.only:           # replace this sampler's rows only, and say which command made them
-            if os.path.exists(args.out):
-                with open(args.out) as handle:
-                    result = json.load(handle)
-            mine = "billiard" if args.only == "billiard" else "KGS"
-            result["rows"] = [row for row in result.get("rows", []) if not row["problem"].startswith(mine)] + rows
-            result.setdefault("commands", {})[args.only] = (
-                f"python benchmarks/agreement.py --only {args.only} --out {args.out}")
+        command = f"python benchmarks/agreement.py{' --only ' + args.only if args.only else ''} --out {args.out}"
+        for row in rows:
+            row["command"] = command
+        if args.only and os.path.exists(args.out):
+            with open(args.out) as handle:
+                kept = [row for row in json.load(handle)["rows"] if not row["problem"].startswith(args.only)
+                        and not (args.only == "kgs" and row["problem"].startswith("KGS"))]
+            rows = kept + rows if args.only == "kgs" else rows + kept
         with open(args.out, "w") as handle:
-            json.dump(result, handle, indent=1)
+            json.dump({"command": "python benchmarks/agreement.py --out " + args.out + " (each row: its own command)",
+                       "rows": rows}, handle, indent=1)
     return 0
 
 
