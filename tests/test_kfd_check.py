@@ -50,7 +50,7 @@ def test_independent_solutions_pass(capsys):
     assert check.nb10_exercise_1(convert) is convert
     assert check.nb10_exercise_2(brute_e_step) is brute_e_step
     assert check.nb10_exercise_3(loop_m_step) is loop_m_step
-    assert check.nb10_exercise_4(explicit_fisher) is explicit_fisher
+    assert check.nb10_exercise_5(explicit_fisher) is explicit_fisher
     assert capsys.readouterr().out.count("correct on all") == 4
 
 
@@ -58,7 +58,7 @@ def test_blank_exercises_fall_back(capsys):
     def blank(*args):
         raise NotImplementedError()
     assert check.nb10_exercise_2(blank).__wrapped__ is kfd.e_step
-    assert check.nb10_exercise_4(blank).__wrapped__ is kfd.fisher_direction
+    assert check.nb10_exercise_5(blank).__wrapped__ is kfd.fisher_direction
     assert "not attempted yet" in capsys.readouterr().out
 
 
@@ -76,7 +76,7 @@ def test_near_misses_are_caught(capsys):
     assert capsys.readouterr().out.count("✘") == 3
 
 
-# ---- Exercise 10.5 (the EM loop) and the hint tiers: attempts to fool the checks -------------------
+# ---- Exercise 10.4 (the EM loop) and the hint tiers: attempts to fool the checks -------------------
 
 from scipy.special import logsumexp  # noqa: E402
 from scipy.stats import multivariate_normal  # noqa: E402
@@ -103,19 +103,19 @@ def independent_em(X, y_index, initial_flip_rates, shared_covariance=False, max_
     return means, covariances, rates, posterior, np.array(history)
 
 
-def test_exercise_5_passes_an_independent_em_and_falls_back_on_blank(capsys):
-    assert check.nb10_exercise_5(independent_em) is independent_em
+def test_exercise_4_passes_an_independent_em_and_falls_back_on_blank(capsys):
+    assert check.nb10_exercise_4(independent_em) is independent_em
     assert "correct on all 3 tests" in capsys.readouterr().out
 
     def blank(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
         raise NotImplementedError()
-    fallback = check.nb10_exercise_5(blank)
+    fallback = check.nb10_exercise_4(blank)
     assert "not attempted yet" in capsys.readouterr().out
     # the fall-back runs the kit's EM in the notebook's form, and a re-run with it is not a pass
     X, y, _ = kfd_toy(100)
     got = fallback(X, (y == 2).astype(int), (0.3, 0.3))
     assert len(got) == 5 and np.all(np.diff(got[4]) >= -1e-9)
-    check.nb10_exercise_5(fallback)
+    check.nb10_exercise_4(fallback)
     assert "still open" in capsys.readouterr().out
 
 
@@ -156,28 +156,28 @@ def wrong_ems():
             centres_in_place]
 
 
-def test_exercise_5_catches_wrong_em_loops(capsys):
+def test_exercise_4_catches_wrong_em_loops(capsys):
     for wrong in wrong_ems():
-        assert check.nb10_exercise_5(wrong).__wrapped__ is nb10_kfd._em_reference, wrong.__name__
+        assert check.nb10_exercise_4(wrong).__wrapped__ is nb10_kfd._em_reference, wrong.__name__
         out = capsys.readouterr().out
         assert "✘" in out and "✔" not in out, (wrong.__name__, out)
-    check.nb10_exercise_5(wrong_ems()[4])
+    check.nb10_exercise_4(wrong_ems()[4])
     assert "went DOWN" in capsys.readouterr().out
 
 
-def test_exercise_5_ends_an_endless_loop(capsys, monkeypatch):
+def test_exercise_4_ends_an_endless_loop(capsys, monkeypatch):
     monkeypatch.setattr(core, "TIME_LIMIT", 0.5)
 
     def endless(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
         while True:
             pass
-    assert check.nb10_exercise_5(endless).__wrapped__ is nb10_kfd._em_reference
+    assert check.nb10_exercise_4(endless).__wrapped__ is nb10_kfd._em_reference
     assert "time limit" in capsys.readouterr().out
 
 
 def test_a_failed_check_gives_the_conceptual_hint_not_the_code(capsys):
-    for exercise in (check.nb10_exercise_1, check.nb10_exercise_2, check.nb10_exercise_3, check.nb10_exercise_4,
-                     check.nb10_exercise_5):
+    for exercise in (check.nb10_exercise_1, check.nb10_exercise_2, check.nb10_exercise_3, check.nb10_exercise_5,
+                     check.nb10_exercise_4):
         assert exercise.hint and exercise.code_hint and exercise.hint != exercise.code_hint
         # no code in the conceptual tier: no assignment, call or solver name that the code-level tier gives
         for token in ("np.", "solve(", "logsumexp", "eye(", "[", ".mean(", ".sum("):
@@ -185,10 +185,10 @@ def test_a_failed_check_gives_the_conceptual_hint_not_the_code(capsys):
 
     def wrong(*args, **kwargs):
         return None
-    check.nb10_exercise_4(wrong)
+    check.nb10_exercise_5(wrong)
     out = capsys.readouterr().out
-    assert check.nb10_exercise_4.hint[:40] in out.replace("\n", " ")
-    assert "np.linalg.solve" not in out and 'check.hint("nb10_exercise_4")' in out
+    assert check.nb10_exercise_5.hint[:40] in out.replace("\n", " ")
+    assert "np.linalg.solve" not in out and 'check.hint("nb10_exercise_5")' in out
 
 
 def test_diagnoses_name_what_is_off(capsys):
@@ -198,9 +198,9 @@ def test_diagnoses_name_what_is_off(capsys):
     check.nb10_exercise_3(unbiased_covariance)
     assert "off by factors close to" in capsys.readouterr().out
 
-    check.nb10_exercise_4(lambda K, q, mu: 2.5 * explicit_fisher(K, q, mu))
+    check.nb10_exercise_5(lambda K, q, mu: 2.5 * explicit_fisher(K, q, mu))
     assert "factor close to 2.5" in capsys.readouterr().out
-    check.nb10_exercise_4(lambda K, q, mu: -explicit_fisher(K, q, mu))
+    check.nb10_exercise_5(lambda K, q, mu: -explicit_fisher(K, q, mu))
     assert "wrong way" in capsys.readouterr().out
 
     def reversed_rates(e, p):

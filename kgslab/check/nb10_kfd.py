@@ -1,7 +1,7 @@
 """Checks for notebook 10 (the kernel Fisher discriminant under label noise, seed 003).
 
 Exercises 10.1-10.5: the two flip-rate conventions, the E-step, the M-step,
-the kernel Fisher direction and the EM loop that runs the two steps.  Labels
+the EM loop that runs the two steps, and the kernel Fisher direction.  Labels
 inside these functions are class indices 0 / 1 (y_index), flip rates are in
 the kit's convention gamma_k = P(y != k | yhat = k).
 
@@ -20,16 +20,6 @@ from .. import data, kfd
 from .core import Case, Exercise, allclose
 
 __all__ = ["nb10_exercise_1", "nb10_exercise_2", "nb10_exercise_3", "nb10_exercise_4", "nb10_exercise_5"]
-
-
-def Exercise(*args, code_hint="", **kwargs):  # TEMPORARY until the issue-16 infra lands on main
-    from .core import Exercise as _Exercise
-    try:
-        return _Exercise(*args, code_hint=code_hint, **kwargs)
-    except TypeError:
-        exercise = _Exercise(*args, **kwargs)
-        exercise.code_hint = code_hint
-        return exercise
 
 
 def _posterior_case(n, seed, d=2):
@@ -174,41 +164,7 @@ nb10_exercise_3 = Exercise(
               "gamma_k = mean of q_n(1 - k) over the points labelled k.")
 
 
-# ---- Exercise 10.4 ------------------------------------------------------------------------------
-
-def _nb10_exercise_4_cases():
-    """fisher_direction(K_basis, posterior, mu) -> alpha (b,)."""
-    cases = []
-    for n, b, mu, seed in [(12, 4, 0.1, 7), (60, 10, 1e-3, 8), (40, 40, 1.0, 9)]:
-        rng = np.random.default_rng(seed)
-        K_basis = rng.normal(size=(n, b))
-        _, posterior, _ = _posterior_case(n, seed)
-        cases.append(Case(f"{n} points, {b} basis points, mu = {mu:g}", (K_basis, posterior, mu)))
-    return cases
-
-
-def _diagnose_4(expected, got):
-    factor = _ratio(expected, got)
-    if factor is not None and np.isclose(factor, -1):
-        return "Your alpha points the wrong way: the difference of the means is M_1 - M_0 (class 1 positive)."
-    if factor is not None:
-        return (f"Your alpha is off by a factor close to {factor:.4g}: its direction is right, its length is not "
-                "(which of M_y, N or the right-hand side carries an extra factor?).")
-    return None
-
-
-nb10_exercise_4 = Exercise(
-    "nb10_exercise_4", "Exercise 10.4 (the kernel Fisher direction)",
-    kfd.fisher_direction, _nb10_exercise_4_cases, points=3,
-    compare=_with_diagnosis(allclose(rtol=1e-6, atol=1e-9), _diagnose_4),
-    hint="the rows of K_basis play the role of the inputs: M_y are their posterior-weighted class means, N the "
-         "two weighted scatters around those means added up (not normalised), and alpha the maximiser of the "
-         "Rayleigh quotient J(alpha) with mu I added to N.",
-    code_hint="M_y = sum_n q_n(y) k_n / N_y (rows of K_basis are k_n); N = sum_y sum_n q_n(y) (k_n - M_y)(k_n - M_y)' "
-              "(not divided by anything); alpha = np.linalg.solve(N + mu I, M_1 - M_0).")
-
-
-# ---- Exercise 10.5: the EM loop -----------------------------------------------------------------
+# ---- Exercise 10.4: the EM loop -----------------------------------------------------------------
 
 def _em_reference(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
     """`kfd.label_noise_em` in the notebook's form: (means, covariances, flip_rates, posterior, log_likelihoods)."""
@@ -217,7 +173,7 @@ def _em_reference(X, y_index, initial_flip_rates, shared_covariance=False, max_i
     return fit.means, fit.covariances, fit.flip_rates, fit.posterior, fit.log_likelihood
 
 
-def _nb10_exercise_5_cases():
+def _nb10_exercise_4_cases():
     """run_em(X, y_index, initial_flip_rates, shared_covariance, max_iter, tol) on small samples of the toy."""
     cases = []
     # samples on which EM converges in under 80 iterations with both kinds of start (small, so the check is quick)
@@ -263,9 +219,9 @@ def _compare_em(expected, got):
     return None
 
 
-nb10_exercise_5 = Exercise(
-    "nb10_exercise_5", "Exercise 10.5 (the EM loop)",
-    _em_reference, _nb10_exercise_5_cases, points=3, compare=_compare_em,
+nb10_exercise_4 = Exercise(
+    "nb10_exercise_4", "Exercise 10.4 (the EM loop)",
+    _em_reference, _nb10_exercise_4_cases, points=3, compare=_compare_em,
     hint="start from the labels as they are (q_n one-hot at yhat_n) and one M-step for the Gaussians, with the "
          "flip rates at their starting values; then alternate: log-densities of the current Gaussians, E-step, "
          "stop once the log-likelihood rises by less than tol, else M-step. A rate started at 0 stays 0.",
@@ -273,3 +229,37 @@ nb10_exercise_5 = Exercise(
               "np.column_stack([multivariate_normal.logpdf(X, means[c], covariances[c]) for c in (0, 1)]); "
               "posterior, L = e_step(log_density, y_index, flip_rates); append L to the history and break when "
               "L - previous < tol; else means, covariances, new_rates = m_step(...) and keep 0 where the start was 0.")
+
+
+# ---- Exercise 10.5: the kernel Fisher direction ------------------------------------------------
+
+def _nb10_exercise_5_cases():
+    """fisher_direction(K_basis, posterior, mu) -> alpha (b,)."""
+    cases = []
+    for n, b, mu, seed in [(12, 4, 0.1, 7), (60, 10, 1e-3, 8), (40, 40, 1.0, 9)]:
+        rng = np.random.default_rng(seed)
+        K_basis = rng.normal(size=(n, b))
+        _, posterior, _ = _posterior_case(n, seed)
+        cases.append(Case(f"{n} points, {b} basis points, mu = {mu:g}", (K_basis, posterior, mu)))
+    return cases
+
+
+def _diagnose_5(expected, got):
+    factor = _ratio(expected, got)
+    if factor is not None and np.isclose(factor, -1):
+        return "Your alpha points the wrong way: the difference of the means is M_1 - M_0 (class 1 positive)."
+    if factor is not None:
+        return (f"Your alpha is off by a factor close to {factor:.4g}: its direction is right, its length is not "
+                "(which of M_y, N or the right-hand side carries an extra factor?).")
+    return None
+
+
+nb10_exercise_5 = Exercise(
+    "nb10_exercise_5", "Exercise 10.5 (the kernel Fisher direction)",
+    kfd.fisher_direction, _nb10_exercise_5_cases, points=3,
+    compare=_with_diagnosis(allclose(rtol=1e-6, atol=1e-9), _diagnose_5),
+    hint="the rows of K_basis play the role of the inputs: M_y are their posterior-weighted class means, N the "
+         "two weighted scatters around those means added up (not normalised), and alpha the maximiser of the "
+         "Rayleigh quotient J(alpha) with mu I added to N.",
+    code_hint="M_y = sum_n q_n(y) k_n / N_y (rows of K_basis are k_n); N = sum_y sum_n q_n(y) (k_n - M_y)(k_n - M_y)' "
+              "(not divided by anything); alpha = np.linalg.solve(N + mu I, M_1 - M_0).")
