@@ -221,3 +221,12 @@ def test_toy_table_runs_the_em_it_is_given():
         return means + 1.0, covariances, rates, posterior, history
     _, shifted, _ = kfd2001.toy_table((200,), 3, random_state=1, em=biased)
     assert np.allclose(shifted[200][:, :4], kit[200][:, :4] + 1.0, atol=1e-3)
+
+
+def test_toy_table_says_what_is_wrong_with_its_em():
+    import pytest
+    from kgslab.papers import kfd2001
+    with pytest.raises(TypeError, match="em must be a function"):
+        kfd2001.toy_table((200,), 1, random_state=1, em="run_em")
+    with pytest.raises(ValueError, match="em must return means"):
+        kfd2001.toy_table((200,), 1, random_state=1, em=lambda X, y, r: independent_em(X, y, r)[1:])

@@ -70,6 +70,8 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
     student's `run_em`); default the kit's `label_noise_em`.
     Returns (population truth (15,), {N: estimates (n_repeats, 15)}, {N: sample values (n_repeats, 15)}).
     """
+    if em is not None and not callable(em):
+        raise TypeError(f"em must be a function em(X, y_index, initial_flip_rates) or None, got {type(em).__name__}")
     em = _kit_em if em is None else em
     rng = np.random.default_rng(random_state)
     population = data.KFD_TOY
@@ -84,6 +86,9 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
             X, y, y_true = data.kfd_toy_data(n, random_state=rng)
             y_index = (y == 2).astype(int)
             means, covariances, flip_rates = (np.asarray(part, float) for part in em(X, y_index, initial_flip_rates)[:3])
+            if means.shape != (2, 2) or covariances.shape != (2, 2, 2) or flip_rates.shape != (2,):
+                raise ValueError(f"em must return means (2, 2), covariances (2, 2, 2) and flip rates (2,) first, got "
+                                 f"shapes {means.shape}, {covariances.shape}, {flip_rates.shape}")
             observed_priors = np.bincount(y_index, minlength=2) / n
             true_priors, noise_rates = noise_rates_from_flip_rates(flip_rates, observed_priors)
             rows.append(toy_statistics(means, covariances, flip_rates, noise_rates, true_priors[0]))
