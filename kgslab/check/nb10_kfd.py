@@ -202,7 +202,9 @@ def _compare_em(expected, got):
                 "must use the parameters of the latest M-step, and each M-step the posterior of the latest E-step.")
     want = expected[4]
     if abs(history[-1] - want[-1]) > 1e-5 * (1 + abs(want[-1])):
-        more = "stopped early?" if history[-1] < want[-1] else "a different likelihood?"
+        more = ("stopped early?" if history[-1] < want[-1] else
+                "higher than EM can reach from the given start: were the flip rates started at initial_flip_rates, "
+                "and a rate started at 0 kept at 0?")
         return (f"your last log-likelihood is {history[-1]:.8g}, the fixed point's is {want[-1]:.8g} ({more}) "
                 f"after {len(history)} E-steps against {len(want)}: stop when it rises by less than tol.")
     if abs(len(history) - len(want)) > 1:
