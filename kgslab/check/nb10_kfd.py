@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import data, kfd
 from .core import Case, Exercise, allclose
+from .diagnoses import scale_factor
 
 __all__ = ["nb10_exercise_1", "nb10_exercise_2", "nb10_exercise_3", "nb10_exercise_4", "nb10_exercise_5"]
 
@@ -45,21 +46,6 @@ def _with_diagnosis(base, diagnose):
         return f"{problem}\n  {extra}" if extra else problem
 
     return compare
-
-
-def _ratio(expected, got):
-    """The constant c with got = c * expected, if there is one (else None)."""
-    want, have = np.asarray(expected, float).ravel(), np.asarray(got, float).ravel()
-    if want.shape != have.shape or not np.all(np.isfinite(have)):
-        return None
-    scale = np.abs(want) > 1e-9 * np.max(np.abs(want))
-    if not np.any(scale):
-        return None
-    ratios = have[scale] / want[scale]
-    c = float(np.median(ratios))
-    if abs(c - 1) > 1e-6 and np.allclose(ratios, c, rtol=1e-6) and np.allclose(have[~scale], 0, atol=1e-9):
-        return c
-    return None
 
 
 # ---- Exercise 10.1 ------------------------------------------------------------------------------
@@ -143,7 +129,7 @@ def _diagnose_3(expected, got):
     if not np.allclose(means, expected[0]):
         return "Your means are off: each is a posterior-weighted average, divided by that class's N_y."
     if not np.allclose(covariances, expected[1]):
-        factors = [_ratio(expected[1][c], covariances[c]) for c in (0, 1)]
+        factors = [scale_factor(expected[1][c], covariances[c]) for c in (0, 1)]
         if all(f is not None for f in factors):
             return (f"Your covariances are off by factors close to {factors[0]:.4g} and {factors[1]:.4g}: "
                     "check what each scatter is divided by (maximum likelihood, and shared or not).")
@@ -247,7 +233,7 @@ def _nb10_exercise_5_cases():
 
 
 def _diagnose_5(expected, got):
-    factor = _ratio(expected, got)
+    factor = scale_factor(expected, got)
     if factor is not None and np.isclose(factor, -1):
         return "Your alpha points the wrong way: the difference of the means is M_1 - M_0 (class 1 positive)."
     if factor is not None:
