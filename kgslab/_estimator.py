@@ -39,6 +39,11 @@ POSITIVE = Interval(Real, 0, None, closed="neither")
 NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 COUNT = Interval(Integral, 1, None, closed="left")
 RANDOM_STATE = ["random_state", np.random.Generator]
+# The samplers' run lengths: burn-in may be 0; n_samples / n_bounces an integer or "auto"; the target MC error
+# and the cap on an "auto" run as kgslab.diagnostics.check_targets accepts them.
+COUNT0 = Interval(Integral, 0, None, closed="left")
+N_DRAWS = [COUNT, StrOptions({"auto"})]
+TARGET_ERROR = Interval(Real, 1e-4, 0.5, closed="both")
 # The shell's own two parameters; a subclass declares `_parameter_constraints = {**KERNEL_CONSTRAINTS, ...}`
 # (not on the base class: a subclass without constraints must not inherit an incomplete set).
 KERNEL_CONSTRAINTS = {"kernel": [StrOptions(set(KERNELS))], "L": [POSITIVE]}

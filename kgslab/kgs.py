@@ -61,21 +61,26 @@ E_W[L[W, z]] for model selection; `BayesPointMachine` wraps them.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from scipy.integrate import cumulative_simpson
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._blas import blas_threads
-from ._estimator import KernelClassifier
+from ._estimator import COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE, TARGET_ERROR, KernelClassifier
 from ._validation import (
     as_cross_kernel,
+    as_float_array,
     as_generator,
     as_gram,
     as_matrix,
     as_pm1_labels,
     as_positive_int,
+    as_probabilities,
     as_scalar,
     as_vector,
 )
@@ -109,6 +114,14 @@ TWO_PI = 2.0 * np.pi
 # ---------------------------------------------------------------------------
 # Steps 3-7: crossing angles, arc errors, the angle
 # ---------------------------------------------------------------------------
+def _as_unit_coords(coords, rank):
+    """A unit vector of `rank` coordinates (a point of the sphere)."""
+    coords = as_vector(coords, "coords", length=rank, length_of="features' columns")
+    if abs(float(coords @ coords) - 1.0) > 1e-6:
+        raise ValueError(f"coords must be a unit vector (a point of the sphere), got norm {np.linalg.norm(coords):.6g}")
+    return coords
+
+
 def _as_signs(y, length=None):
     """Labels in {-1, +1} (one class allowed: these helpers work on any set of points)."""
     y = as_vector(y, "y", length=length, length_of="the outputs")
@@ -196,6 +209,8 @@ def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
     """
     y = _as_signs(y)
     boundaries = as_vector(boundaries, "boundaries")
+    w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
+    v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
     ends = np.append(boundaries[1:], boundaries[0] + TWO_PI)
     middles = 0.5 * (boundaries + ends)
     margins = y * (np.cos(middles)[:, None] * w_outputs[None, :] + np.sin(middles)[:, None] * v_outputs[None, :])
@@ -261,6 +276,12 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
     coords (the new point), margins (y_i <w_new, x_i>).  `margins` may be passed in to
     save the product features @ coords.  Used to draw Figure 2; the sampler runs `_step`.
     """
+    features = as_matrix(features, "features")
+    y = _as_signs(y, length=features.shape[0])
+    coords = _as_unit_coords(coords, features.shape[1])
+    q, rng = _check_q(q), as_generator(rng)
+    if margins is not None:
+        margins = as_vector(margins, "margins", length=features.shape[0], length_of="features")
     signed = y[:, None] * features
     if margins is None:
         margins = signed @ coords
@@ -382,7 +403,7 @@ class GibbsRun(NamedTuple):
 
 def vote_draws(alphas, K_test):
     """The votes (n_chains, n_draws, n_test) of every sample on every test point: 1 for +1, 0 otherwise."""
-    alphas = np.asarray(alphas, dtype=float)
+    alphas = as_float_array(alphas, "alphas", ndim=3)
     outputs = alphas.reshape(-1, alphas.shape[-1]) @ as_cross_kernel(K_test, alphas.shape[-1]).T
     return (outputs > 0).astype(float).reshape(alphas.shape[0], alphas.shape[1], -1)
 
@@ -484,7 +505,7 @@ def vote(alphas, K_test):
 
 def binary_entropy(p_plus):
     """S = -p+ log2 p+ - p- log2 p- in bits (section 4, active learning); 0 log 0 = 0."""
-    p = np.clip(np.asarray(p_plus, dtype=float), 0.0, 1.0)
+    p = as_probabilities(p_plus, "p_plus")   # NaN used to give -0. bits without a word
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(p < 1, (1 - p) * np.log2(1 - p), 0.0))
     return terms
@@ -492,14 +513,18 @@ def binary_entropy(p_plus):
 
 def training_errors(outputs, y):
     """m R_emp: the number of training points with y_i <w, x_i> <= 0, for each row of outputs (n, m)."""
-    outputs = np.atleast_2d(np.asarray(outputs, dtype=float))
-    return np.count_nonzero(np.asarray(y)[None, :] * outputs <= 0, axis=1)
+    outputs = np.atleast_2d(as_float_array(outputs, "outputs", ndim=(1, 2)))
+    y = _as_signs(y, length=outputs.shape[1])
+    return np.count_nonzero(y[None, :] * outputs <= 0, axis=1)
 
 
 def log_likelihood(errors, n_points, q):
     """ln L[w, z] of eq. (3) from the error count e = m R_emp: e ln q + (m - e) ln(1 - q)."""
     q = _check_q(q, allow_half=True)
-    errors = np.asarray(errors, dtype=float)
+    n_points = as_positive_int(n_points, "n_points")
+    errors = as_float_array(errors, "errors")
+    if np.any((errors < 0) | (errors > n_points) | (errors != np.round(errors))):
+        raise ValueError(f"errors must be whole numbers of training errors in [0, n_points = {n_points}]")
     if q == 0.0:
         return np.where(errors == 0, 0.0, -np.inf)
     return errors * np.log(q) + (n_points - errors) * np.log1p(-q)
@@ -595,6 +620,11 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
     kernel is "rbf" (width L), "linear" or "precomputed" (X is then the Gram matrix).
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "q": [Interval(Real, 0, 0.5, closed="left")],
+                              "n_samples": N_DRAWS, "burn_in": [COUNT0], "thin": [COUNT], "n_chains": [COUNT],
+                              "target_error": [TARGET_ERROR], "max_samples": [Interval(Integral, 8, None, closed="left")],
+                              "random_state": RANDOM_STATE}
+
     def __init__(self, q=0.1, n_samples="auto", burn_in=100, thin=10, kernel="rbf", L=1.0, n_chains=4,
                  target_error=0.01, max_samples=20_000, random_state=None):
         self.q = q
@@ -608,6 +638,7 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
         self.max_samples = max_samples
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         # psd=False: gibbs_run checks definiteness itself, from the eigendecomposition it needs anyway
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
