@@ -70,10 +70,11 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, NON_NEGATIVE, RANDOM_STATE, TARGET_ERROR,
+from ._estimator import (COUNT, COUNT0, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES, KERNEL_CONSTRAINTS, N_DRAWS,
+                         NON_NEGATIVE, RANDOM_STATE, SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR,
                          KernelClassifier)
-from ._validation import (as_cross_kernel, as_float_array, as_generator, as_gram, as_pm1_labels, as_positive_int,
-                          as_probabilities, as_scalar, as_vector)
+from ._validation import (as_bool, as_cross_kernel, as_float_array, as_generator, as_gram, as_pm1_labels, as_positive_int,
+                          as_probabilities, as_scalar, as_vector, check_work_budget)
 from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
 from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent,
                            start_in_version_space)
@@ -423,6 +424,8 @@ class KernelBilliard:
     def run(self, n_bounces: int, record: bool = False):
         """Bounce `n_bounces` times; with `record`, return (alphas, betas) at every event, one row each."""
         n_bounces = as_positive_int(n_bounces, "n_bounces", minimum=0)
+        check_work_budget(n_bounces, MAX_BOUNCES, "n_bounces", n_bounces, "bounces")
+        record = as_bool(record, "record")
         alphas, betas = [self.alpha.copy()], [self.beta.copy()]
         target = self.n_bounces + n_bounces
         while self.n_bounces < target:
@@ -511,6 +514,7 @@ def billiard_run(K, y, K_test, n_bounces="auto", *, n_chains: int = 4, lam: floa
     lam = as_scalar(lam, "lam", low=0.0)
     n_chains = as_positive_int(n_chains, "n_chains")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)   # also without epsilon
     target_error, target_rhat, max_bounces = check_targets(target_error, target_rhat, max_bounces, "max_bounces")
     if epsilon is not None:
         n_bounces = hoeffding_bounces(epsilon, eta)
@@ -608,6 +612,8 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
                               "target_error": [TARGET_ERROR],
                               "max_bounces": [Interval(Integral, 8, MAX_BOUNCES, closed="both")],
                               "random_state": RANDOM_STATE}
+    _precomputed_expected_failures = SAMPLER_PRECOMPUTED_EXPECTED_FAILURES
+    _hard_margin_expected_failures = HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES
 
     def __init__(self, n_bounces="auto", lam=0.0, kernel="precomputed", L=1.0, burn_in=100,
                  refresh_every=None, n_chains=4, target_error=0.01, max_bounces=200_000, random_state=None):

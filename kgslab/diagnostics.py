@@ -173,6 +173,7 @@ def mcse(chains):
 def autocorrelation(chain, max_lag: int = 50):
     """Sample autocorrelation rho_0 .. rho_max_lag of one scalar chain (by FFT, O(n log n))."""
     chain = as_vector(chain, "chain")
+    max_lag = as_positive_int(max_lag, "max_lag", minimum=0)
     covariance = _autocovariance(chain[None, :, None])[0, : min(max_lag, chain.shape[0] - 1) + 1, 0]
     if covariance[0] <= 0:
         raise ValueError("chain is constant: its autocorrelation is undefined")
@@ -202,7 +203,8 @@ class Convergence(NamedTuple):
 
 def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01) -> Convergence:
     """R-hat, ESS and MCSE of draws (n_chains, n_draws, k) of probabilities, and whether they meet the targets."""
-    draws = _as_chains(draws)
+    draws = _as_chains(draws, "draws")
+    target_error, target_rhat = _check_stopping(target_error, target_rhat)
     r_hat, effective, error = (np.atleast_1d(f(draws)) for f in (rhat, ess, mcse))
     # A probability within target_error of 0 or 1 is settled for what the kit reports (label and confidence
     # to +-target_error); its rank-based R-hat, computed from a few rare non-zero draws among ties, is
@@ -215,10 +217,15 @@ def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01) -> C
 
 def check_targets(target_error, target_rhat, max_draws, name="max_draws"):
     """Validate the stopping targets of an "auto" run (a bad target could make it run for ever)."""
-    target_error = as_scalar(target_error, "target_error", low=1e-4, high=0.5)
-    target_rhat = as_scalar(target_rhat, "target_rhat", low=1.0, low_open=True, high=2.0)
+    target_error, target_rhat = _check_stopping(target_error, target_rhat)
     max_draws = as_positive_int(max_draws, name, minimum=8)
     return target_error, target_rhat, max_draws
+
+
+def _check_stopping(target_error, target_rhat):
+    target_error = as_scalar(target_error, "target_error", low=1e-4, high=0.5)
+    target_rhat = as_scalar(target_rhat, "target_rhat", low=1.0, low_open=True, high=2.0)
+    return target_error, target_rhat
 
 
 def run_until_converged(extend, *, first: int, max_draws: int, target_error: float = 0.01,
@@ -229,6 +236,12 @@ def run_until_converged(extend, *, first: int, max_draws: int, target_error: flo
     next to the sampling.  At `max_draws` per chain it stops with a ConvergenceWarning that says how far the
     answers are from the targets.
     """
+    if not callable(extend):
+        raise TypeError(f"extend must be a function extend(n) returning all draws so far, got {extend!r}")
+    first = as_positive_int(first, "first")
+    target_error, target_rhat, max_draws = check_targets(target_error, target_rhat, max_draws)
+    if not isinstance(what, str):
+        raise TypeError(f"what must name the sampler (str), got {what!r}")
     draws = extend(first)
     total = first
     while True:

@@ -71,7 +71,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._blas import blas_threads
-from ._estimator import COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE, TARGET_ERROR, KernelClassifier
+from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE,
+                         SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, KernelClassifier)
 from ._validation import (
     as_cross_kernel,
     as_float_array,
@@ -83,6 +84,7 @@ from ._validation import (
     as_probabilities,
     as_scalar,
     as_vector,
+    check_work_budget,
 )
 from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
 from .versionspace import (crossing_angle, crossing_half_angles, kernel_coordinates, random_tangent,
@@ -265,7 +267,9 @@ def sample_angle(boundaries, errors, q, rng):
     errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
     q = _check_q(q, allow_half=True)
     lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
-    return _draw_from_arcs(boundaries, errors, lengths, _log_odds(q), as_generator(rng))
+    if np.any(lengths < 0):
+        raise ValueError("boundaries must be sorted within one turn of the circle (as arc_errors_by_sweep returns them)")
+    return _draw_from_arcs(boundaries, errors, lengths, _log_odds(q), as_generator(rng, "rng"))
 
 
 def gibbs_step(features, y, coords, q, rng, margins=None):
@@ -279,7 +283,7 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
     features = as_matrix(features, "features")
     y = _as_signs(y, length=features.shape[0])
     coords = _as_unit_coords(coords, features.shape[1])
-    q, rng = _check_q(q), as_generator(rng)
+    q, rng = _check_q(q), as_generator(rng, "rng")
     if margins is not None:
         margins = as_vector(margins, "margins", length=features.shape[0], length_of="features")
     signed = y[:, None] * features
@@ -337,6 +341,13 @@ def _default_start(features, y, rng):
 # ---------------------------------------------------------------------------
 # The sampler
 # ---------------------------------------------------------------------------
+MAX_STEPS = 10_000_000   # Gibbs steps of one call: beyond this a run takes hours; refuse rather than hang
+
+
+def _check_steps(n_steps, name, value):
+    check_work_budget(n_steps, MAX_STEPS, name, value, "Gibbs steps (with burn_in, thin and the chains)")
+
+
 def _check_q(q, allow_half=False):
     return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
 
@@ -435,6 +446,8 @@ def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 10
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
     target_error, target_rhat, max_samples = check_targets(target_error, target_rhat, max_samples, "max_samples")
+    _check_steps(n_chains * (burn_in + thin * (max_samples if n_samples == "auto" else n_samples)),
+                 "max_samples" if n_samples == "auto" else "n_samples", max_samples if n_samples == "auto" else n_samples)
     monitor = to_alpha.T @ (as_cross_kernel(K, features.shape[0], "K") if K_monitor is None
                             else as_cross_kernel(K_monitor, features.shape[0], "K_monitor")).T   # (r, n)
     rng = as_generator(random_state)
@@ -485,6 +498,7 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
     n_samples = as_positive_int(n_samples, "n_samples")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
+    _check_steps(burn_in + thin * n_samples, "n_samples", n_samples)
     coords = _run_chain(features, y, q, n_samples, burn_in, thin, as_generator(random_state))
     return coords @ to_alpha.T
 
@@ -564,6 +578,7 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
     n_samples = as_positive_int(n_samples, "n_samples", minimum=2)
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
+    _check_steps(n_rungs * (burn_in + thin * n_samples), "n_samples", n_samples)
     rng = as_generator(random_state)
     targets = np.log((1 - q_values) / q_values)
     # E_s[e] falls steeply near s = 0 (from m/2 to about the fewest errors), so the rungs are
@@ -624,6 +639,7 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
                               "n_samples": N_DRAWS, "burn_in": [COUNT0], "thin": [COUNT], "n_chains": [COUNT],
                               "target_error": [TARGET_ERROR], "max_samples": [Interval(Integral, 8, None, closed="left")],
                               "random_state": RANDOM_STATE}
+    _precomputed_expected_failures = SAMPLER_PRECOMPUTED_EXPECTED_FAILURES
 
     def __init__(self, q=0.1, n_samples="auto", burn_in=100, thin=10, kernel="rbf", L=1.0, n_chains=4,
                  target_error=0.01, max_samples=20_000, random_state=None):

@@ -13,7 +13,9 @@ from sklearn.svm import SVC
 
 from .._blas import blas_threads
 from .._validation import (as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int, as_scalar,
-                           as_vector)
+                           as_vector, check_work_budget)
+
+MAX_SPLITS = 10_000   # the paper uses 100 random splits; far more would look like a hang
 from ..billiard import billiard_probabilities, transductive_confidence
 from ..data.uci import random_split
 from ..kernels import rbf_kernel
@@ -139,6 +141,12 @@ def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.
     if not (isinstance(n_bounces, str) and n_bounces == "auto"):
         as_positive_int(n_bounces, "n_bounces")
     train_fraction = as_scalar(train_fraction, "train_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
+    n_train = int(round(train_fraction * X.shape[0]))
+    if not 2 <= n_train <= X.shape[0] - 1:
+        raise ValueError(f"train_fraction = {train_fraction} leaves {n_train} of the {X.shape[0]} points of X for "
+                         "training: both parts need points (at least 2 to train)")
+    n_splits = as_positive_int(n_splits, "n_splits")
+    check_work_budget(n_splits, MAX_SPLITS, "n_splits", n_splits, "splits")
     C = as_scalar(C, "C", low=0.0, low_open=True)
     as_positive_int(n_chains, "n_chains")
     if progress is not None and not callable(progress):
@@ -146,7 +154,7 @@ def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.
     rng = as_generator(random_state)
     results = {key: [] for key in ("trans_confidence", "trans_correct", "svm_confidence", "svm_correct")}
     with blas_threads():
-        for split in range(as_positive_int(n_splits, "n_splits")):
+        for split in range(n_splits):
             _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results)
             if progress is not None:
                 progress(split + 1)
@@ -156,6 +164,9 @@ def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.
 def _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results):
     """One random split of `compare_with_svm`: append both methods' confidences and correctness."""
     X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
+    if len(np.unique(y_train)) < 2:
+        raise ValueError(f"y: a random split left only the class {y_train[0]:+g} in the training part "
+                         f"({len(y_train)} points); use more points of each class or a larger train_fraction")
     K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
     svm = SVC(kernel="precomputed", C=C).fit(K, y_train)
     decision = svm.decision_function(K_test)
