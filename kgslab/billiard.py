@@ -511,6 +511,8 @@ def billiard_run(K, y, K_test, n_bounces="auto", *, n_chains: int = 4, lam: floa
     "auto" (run until every p+ has MC error < target_error and R-hat < target_rhat, at most max_bounces per
     trajectory, with a ConvergenceWarning at the cap), or Hoeffding's n of eq. (8) when `epsilon` is given.
     """
+    if K_test is None:   # KernelBilliard allows none (a trajectory to look at); here p+ is the answer
+        raise TypeError("K_test must be the (m, l) cross-kernel of the test points, got None")
     lam = as_scalar(lam, "lam", low=0.0)
     n_chains = as_positive_int(n_chains, "n_chains")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)

@@ -570,7 +570,7 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
     features, _ = kernel_coordinates(K)
     m = features.shape[0]
     y = as_pm1_labels(y, "y", length=m)
-    q_values = np.atleast_1d(np.asarray(q, dtype=float))
+    q_values = np.atleast_1d(as_float_array(q, "q (the assumed label flip rate)", ndim=(0, 1)))
     for value in q_values:
         as_scalar(float(value), "q (the assumed label flip rate)", low=0.0, high=0.5, low_open=True,
                   high_open=True)

@@ -220,7 +220,7 @@ def figure2_curves(results, n_thresholds: int = 41, theta_max=None):
     results = _as_results(results)
     if theta_max is None:
         theta_max = match_theta_max(results)
-    theta_max = as_scalar(theta_max, "theta_max", low=0.0, low_open=True)
+    theta_max = as_scalar(theta_max, "theta_max", low=0.0)
     curves = {"theta": theta, "theta_max": theta_max}
     for method, scale in (("trans", 1.0), ("svm", theta_max)):
         per_split = [error_rejection_curve(confidence, correct, theta * scale)
