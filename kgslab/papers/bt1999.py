@@ -45,6 +45,8 @@ def spherical_polygon_area(normals) -> float:
     """
     normals = _as_points_in_r3(normals, "normals")
     normals = normals / np.linalg.norm(normals, axis=1, keepdims=True)
+    # The same wall twice bounds nothing new (and its cross product with itself gives no corner).
+    normals = np.unique(np.round(normals, 12), axis=0)
     if len(normals) == 1:
         return 2 * np.pi
     corners = []
@@ -58,11 +60,15 @@ def spherical_polygon_area(normals) -> float:
                 others = np.delete(normals, [i, j], axis=0) @ corner
                 if np.all(others >= -1e-12):
                     corners.append(corner)
+    corners = np.unique(np.round(np.array(corners), 12), axis=0) if corners else np.zeros((0, 3))
     if len(corners) < 3:
-        if len(normals) == 2 and len(corners) == 2:     # a lune between two half-spheres
-            return 2 * float(np.arccos(np.clip(-normals[0] @ normals[1], -1, 1)))
+        if len(corners) == 2:
+            # A lune: its two corners are +-c and every wall is a great circle through them.  Seen along c the
+            # walls are half-planes through 0 whose normals spread over the angle `spread`; the lune's angle is
+            # pi - spread, its area twice that (two walls: 2 arccos(-n_0 . n_1)).
+            spread = float(np.max(np.arccos(np.clip(normals @ normals.T, -1.0, 1.0))))
+            return 2 * (np.pi - spread)
         return 0.0
-    corners = np.unique(np.round(np.array(corners), 12), axis=0)
     centre = corners.mean(axis=0)
     centre /= np.linalg.norm(centre)
     # order the corners by angle around the centre
