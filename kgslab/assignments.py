@@ -6,7 +6,9 @@ writes COURSE_DIR (default ``course/``) with
 
 * ``source/NN_topic/NN_topic.ipynb``: each solution notebook as an nbgrader
   source (its grading metadata, points and locked test cells come from
-  ``python -m kgslab.release --tag``);
+  ``python -m kgslab.release --tag``), without its ``solution-only`` cells
+  (worked answers' follow-ups), which nbgrader would otherwise copy into the
+  students' release; the instructor reads them in solutions/;
 * ``nbgrader_config.py``: the course id, the solution stubs the kit uses, and a
   cell time-out long enough for the paper-sized cells (the checks stop an
   endless loop in a student's function long before it).
@@ -20,11 +22,12 @@ release, collect, ``nbgrader autograde 01_duality``, ``nbgrader formgrader``,
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
-from .release import SOLUTIONS, ReleaseError, _sources, read_notebook, release_notebook
+import nbformat
+
+from .release import SOLUTIONS, ReleaseError, _sources, drop_solution_only, read_notebook, release_notebook
 
 COURSE_ID = "kgslab"
 CELL_TIMEOUT = 600
@@ -59,7 +62,9 @@ def build_course(course_dir: Path, solutions_dir: Path = SOLUTIONS, only: list[s
     for path in sources:
         target = course_dir / "source" / path.stem
         target.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target / path.name)
+        notebook = read_notebook(path)
+        drop_solution_only(notebook, path.stem)
+        nbformat.write(notebook, target / path.name)
     return [path.stem for path in sources]
 
 

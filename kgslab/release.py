@@ -14,6 +14,9 @@ metadata are nbgrader's, so an instructor can feed solutions/ to nbgrader as the
   ``raise NotImplementedError()``, at the indentation of the BEGIN line;
 * in a markdown cell, such a region becomes ``YOUR ANSWER HERE``;
 * ``BEGIN HIDDEN TESTS`` ... ``END HIDDEN TESTS`` regions are removed;
+* a cell tagged ``solution-only`` (cell metadata ``"tags": ["solution-only"]``)
+  is removed whole: the worked answer's follow-up, the experiment that
+  confirms a written answer (the student copy must read well without it);
 * every output and execution count is cleared, and the notebook's stored
   widget state is dropped.
 
@@ -114,6 +117,29 @@ def strip_solutions(source: str, cell_type: str, where: str = "cell") -> str:
         raise ReleaseError(f"{where}: a BEGIN {'SOLUTION' if inside == 'solution' else 'HIDDEN TESTS'} "
                            f"is never closed by its END")
     return "\n".join(kept)
+
+
+SOLUTION_ONLY = "solution-only"
+"""The cell tag of a cell that exists only in the solution notebook (dropped from every student copy)."""
+
+
+def is_solution_only(cell) -> bool:
+    """True for a cell tagged ``solution-only``."""
+    return SOLUTION_ONLY in cell.get("metadata", {}).get("tags", [])
+
+
+def drop_solution_only(notebook, where: str = "notebook") -> None:
+    """Remove the ``solution-only`` cells of `notebook` in place.
+
+    A graded cell (an nbgrader test or task) cannot be solution-only: the
+    student copy and nbgrader's must have the same graded cells.
+    """
+    for index, cell in enumerate(notebook.cells):
+        info = cell.get("metadata", {}).get("nbgrader", {})
+        if is_solution_only(cell) and (info.get("grade") or info.get("task")):
+            raise ReleaseError(f"{where}, cell {index + 1} (id {cell.get('id', '?')}): tagged "
+                               f"'{SOLUTION_ONLY}' but graded; a graded cell must reach the student copy")
+    notebook.cells = [cell for cell in notebook.cells if not is_solution_only(cell)]
 
 
 def has_solution(cell) -> bool:
@@ -288,16 +314,18 @@ def release_notebook(solution) -> nbformat.NotebookNode:
     """
     student = copy.deepcopy(solution)
     stem = student.metadata.get("kgslab", {}).get("name", "notebook")
+    drop_solution_only(student, stem)
     for index, cell in enumerate(student.cells):
         where = f"{stem}, cell {index + 1} (id {cell.get('id', '?')})"
         if _tagged_solution(cell) and not has_solution(cell):
             raise ReleaseError(f"{where}: tagged as an nbgrader solution cell but has no "
                                f"'{BEGIN}' / '{END}' lines; its whole content would reach the student copy")
         if cell.cell_type in ("code", "markdown"):
+            had_solution = has_solution(cell)
             stripped = strip_solutions(cell.source, cell.cell_type, where)   # also validates marker-free cells
             if _has_markers(cell):
                 cell.source = stripped
-            if has_solution(solution.cells[index]) and "nbgrader" not in cell.metadata:
+            if had_solution and "nbgrader" not in cell.metadata:
                 cell.metadata["nbgrader"] = nbgrader_metadata(f"{stem}-{cell.get('id', index)}", solution=True)
         if cell.cell_type == "code":
             cell.outputs = []

@@ -380,3 +380,41 @@ def test_the_time_limit_stops_an_endless_loop_in_a_real_notebook_kernel():
     text = "".join(output.get("text", "") for output in notebook.cells[0].outputs)
     assert "did not finish within the time limit of 1 s" in text
     assert "fell back True" in text and int(text.split("seconds ")[1].split()[0]) <= 3
+
+
+# ---- hints in tiers (issue 16) -----------------------------------------------------------------------
+
+def _tiered_exercise():
+    from kgslab.check import Exercise
+    return Exercise("demo_tiers", "Demo", lambda x: x ** 2, lambda: CASES[:1], points=1,
+                    hint="square the input (eq. 1)", code_hint="return x ** 2")
+
+
+def test_a_failure_prints_the_conceptual_hint_and_not_the_code_hint(capsys):
+    exercise = _tiered_exercise()
+    exercise(lambda x: x * 3)
+    out = capsys.readouterr().out
+    assert "square the input (eq. 1)" in out
+    assert "x ** 2" not in out
+    assert 'check.hint("demo_tiers")' in out
+
+
+def test_the_code_hint_comes_on_request_and_never_while_grading(capsys, monkeypatch):
+    from kgslab.check import show_hint
+    exercise = _tiered_exercise()
+    show_hint(exercise)
+    assert "return x ** 2" in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    show_hint(exercise)
+    out = capsys.readouterr().out
+    assert "x ** 2" not in out and "hints are off" in out
+    exercise(lambda x: x * 3)
+    assert "check.hint" not in capsys.readouterr().out
+
+
+def test_check_hint_by_name_refuses_an_unknown_name():
+    from kgslab import check
+    with pytest.raises(ValueError, match="name must be the name of a check"):
+        check.hint("nb99_exercise_1")
+    with pytest.raises(ValueError, match="did you mean"):
+        check.hint("exercise_5a")

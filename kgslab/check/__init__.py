@@ -12,7 +12,7 @@ own (`nb01_duality`, ...), re-exported here so a notebook only needs
 ``from kgslab import check``.
 """
 
-from .core import GRADING_TIME_LIMIT, TIME_LIMIT, Case, Exercise, allclose, grading_mode, run_exercise
+from .core import GRADING_TIME_LIMIT, TIME_LIMIT, Case, Exercise, allclose, grading_mode, run_exercise, show_hint
 from .nb01_duality import *  # noqa: F401,F403
 from .nb02_kernel_ridge import *  # noqa: F401,F403
 from .nb03_gp import *  # noqa: F401,F403
@@ -29,3 +29,19 @@ def exercises() -> dict:
     """Every check by name, in notebook order: {'nb01_exercise_1_primal': Exercise, ...}."""
     found = {name: value for name, value in globals().items() if isinstance(value, Exercise)}
     return dict(sorted(found.items()))
+
+
+def hint(name) -> None:
+    """Print the code-level hint of one exercise: ``check.hint("nb04_exercise_5a")`` (or pass the check itself).
+
+    A failed check prints only the conceptual hint; this second tier is for a
+    student who asks.  While nbgrader grades it prints that hints are off.
+    """
+    if isinstance(name, Exercise):
+        return show_hint(name)
+    known = exercises()
+    if not isinstance(name, str) or name not in known:
+        close = [key for key in known if isinstance(name, str) and name and name in key]
+        raise ValueError(f"name must be the name of a check such as 'nb04_exercise_5a'"
+                         f"{' (did you mean ' + ', '.join(close) + '?)' if close else ''}; got {name!r}")
+    return show_hint(known[name])

@@ -33,6 +33,11 @@ A tick is only ever earned by the student's own code:
 * a check handed the reference back (a re-run after a fall-back) says the
   exercise is still open.
 
+Hints come in two tiers.  A failed check prints the conceptual hint: which
+equation, which quantity is off and how (never a line of the solution).  The
+code-level hint is printed only on request, ``check.hint("nb04_exercise_5a")``,
+and never while nbgrader grades, so one wrong attempt does not reveal the answer.
+
 Grading.  Every check records its verdict under its name.  The locked test
 cell after a check, ``check.nb01_exercise_1_primal.grade()``, reads that
 record: while nbgrader autogrades or validates (it sets ``NBGRADER_EXECUTION``)
@@ -354,9 +359,12 @@ def _call_student(student, args, kwargs, budget: float):
 
 def run_exercise(title: str, student: Callable, reference: Callable, cases: list[Case], *,
                  compare: Callable[[Any, Any], str | None] | None = None, hint: str = "",
-                 key: str | None = None, time_limit: float | None = None) -> Callable:
+                 key: str | None = None, time_limit: float | None = None,
+                 code_hint: bool = False) -> Callable:
     """Check `student` against `reference` on `cases`; print a verdict; return the function to use.
 
+    `hint` is the conceptual hint printed on a failure; `code_hint` says that a
+    code-level hint exists for `key` (the verdict then says how to ask for it).
     `key` names the exercise for grading (its record); `time_limit` overrides
     the limit in seconds for the student's calls over all cases.
     """
@@ -369,6 +377,7 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     _require(compare is None or callable(compare), "compare", "None or a function compare(expected, got)", compare)
     _require(isinstance(hint, str), "hint", "a sentence (str)", hint)
     _require(key is None or isinstance(key, str), "key", "None or the exercise's name (str)", key)
+    _require(isinstance(code_hint, bool), "code_hint", "True or False", code_hint)
     if time_limit is not None and _non_negative(time_limit, "time_limit") == 0:
         raise ValueError("time_limit must be > 0 seconds, got 0")
     compare = compare or allclose()
@@ -394,7 +403,9 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
                              f"your code.\n  Run the cell that defines {name} again, then this cell.", kit)
 
     fallback = _fallback(reference, name, key)
-    failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", fallback_note]))
+    ask = (f"  For a code-level hint run check.hint(\"{key}\")." if code_hint and key and not grading_mode()
+           else "")
+    failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", ask, fallback_note]))
     spent = 0.0
     for number, case in enumerate(cases, start=1):
         where = f"on test {number} ({case.label})"
@@ -440,7 +451,7 @@ class Exercise:
     """
 
     def __init__(self, key: str, title: str, reference: Callable, cases: Callable[[], list[Case]], *,
-                 points: int, compare: Callable | None = None, hint: str = ""):
+                 points: int, compare: Callable | None = None, hint: str = "", code_hint: str = ""):
         _require(isinstance(key, str) and bool(key), "key", "the exercise's name (str)", key)
         _require(isinstance(title, str), "title", "the exercise's title (str)", title)
         _require(callable(reference), "reference", "the kit's reference function", reference)
@@ -450,14 +461,15 @@ class Exercise:
         _require(compare is None or callable(compare), "compare", "None or a function compare(expected, got)",
                  compare)
         _require(isinstance(hint, str), "hint", "a sentence (str)", hint)
+        _require(isinstance(code_hint, str), "code_hint", "a sentence (str)", code_hint)
         self.key, self.title, self.reference, self.cases = key, title, reference, cases
-        self.points, self.compare, self.hint = points, compare, hint
+        self.points, self.compare, self.hint, self.code_hint = points, compare, hint, code_hint
         self.__name__ = key
         self.__doc__ = f"{title}: check a student's function against the kit's reference ({points} points)."
 
     def __call__(self, student: Callable) -> Callable:
         return run_exercise(self.title, student, self.reference, self.cases(), compare=self.compare,
-                            hint=self.hint, key=self.key)
+                            hint=self.hint, key=self.key, code_hint=bool(self.code_hint))
 
     def __repr__(self) -> str:
         return f"<check {self.key}: {self.title}, {self.points} points>"
@@ -478,3 +490,13 @@ class Exercise:
         if grading_mode():
             raise AssertionError(f"{self.title} ({self.points} points): not passed: {problem}")
         print(f"Graded test ({self.points} points): not passed yet: {problem}")
+
+
+def show_hint(exercise: Exercise) -> None:
+    """Print an exercise's code-level hint (the second tier); while nbgrader grades, print that hints are off."""
+    if grading_mode():
+        print(f"{exercise.title}: hints are off while the notebook is graded.")
+    elif exercise.code_hint:
+        print(f"{exercise.title}, code-level hint: {exercise.code_hint}")
+    else:
+        print(f"{exercise.title}: no code-level hint; the check's message and the equation cited above are the hint.")
