@@ -59,10 +59,11 @@ def test_check_estimator(qualname, params):
         # not a failure of the check.
         warnings.simplefilter("ignore", ConvergenceWarning)
         results = check_estimator(estimator, expected_failed_checks=expected)  # raises on a real failure
-    status = {result["check_name"]: result["status"] for result in results}
-    assert set(status.values()) <= {"passed", "xfail", "skipped"}
-    assert {name for name, value in status.items() if value == "xfail"} == set(expected), (
+    # A check may run more than once (check_classifiers_train: float64, float32, read-only memmap).
+    statuses = [result["status"] for result in results]
+    assert set(statuses) <= {"passed", "xfail", "skipped"}
+    assert {result["check_name"] for result in results if result["status"] == "xfail"} == set(expected), (
         "a check declared as an expected failure passed: remove it from the declaration")
-    assert sum(value == "passed" for value in status.values()) >= 30
+    assert statuses.count("passed") >= 30
     if params.get("kernel") != "precomputed" or params.get("lam", 0) > 0:
-        assert sum(value == "passed" for value in status.values()) >= 50
+        assert statuses.count("passed") >= 50
