@@ -23,9 +23,11 @@ _STYLE = {"trans": ("Bayesian transduction (c_trans)", "tab:blue", "o"),
 
 def rejection_panel(experiments: dict, *, theta: float = 0.5, n_thresholds: int = 51) -> Panel:
     """Error against rejection rate with a slider on theta; `experiments` maps a name to split results."""
-    if not isinstance(experiments, dict) or not experiments:
-        raise TypeError(f"experiments must be a dict mapping at least one data set name to compare_with_svm results, "
-                        f"got {experiments!r:.80}")
+    if not isinstance(experiments, dict):
+        raise TypeError(f"experiments must be a dict {{data set name: compare_with_svm results}}, got "
+                        f"{experiments!r:.80}")
+    if not experiments:
+        raise ValueError("experiments must map at least one data set name to compare_with_svm results")
     n_thresholds = as_positive_int(n_thresholds, "n_thresholds", minimum=2)
     curves = {}
     for name, results in experiments.items():
