@@ -93,7 +93,12 @@ def random_tangent(coords, rng) -> np.ndarray:
     """A unit vector uniform in the tangent space at the unit vector `coords` (isotropic Gaussian, projected)."""
     direction = rng.standard_normal(coords.shape[0])
     direction -= (direction @ coords) * coords
-    return direction / math.sqrt(direction @ direction)
+    squared = direction @ direction
+    while not squared > 1e-24:   # drawn (numerically) parallel to coords: the same stream drew both (the fuzz did)
+        direction = rng.standard_normal(coords.shape[0])
+        direction -= (direction @ coords) * coords
+        squared = direction @ direction
+    return direction / math.sqrt(squared)
 
 
 def crossing_angle(margins, slopes):

@@ -328,3 +328,14 @@ def test_rhat_of_chains_whose_halves_are_constant_is_one_not_nan():
     chains = np.array([[0.0, 0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0]])
     assert rhat(chains) == 1.0
     assert rhat(np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]])) == np.inf   # stuck apart: not mixed
+
+
+def test_gibbs_step_when_its_generator_redraws_the_current_point():
+    """The fuzz drew coords and rng from the same seed: the first direction was coords itself, and the
+    projected tangent 0 / 0 made every arc NaN ("no arc ... has positive posterior mass")."""
+    from kgslab.kgs import gibbs_step
+    coords = np.random.default_rng(0).standard_normal(3)
+    coords /= np.linalg.norm(coords)
+    step = gibbs_step(np.eye(3), np.array([-1.0, -1.0, 1.0]), coords, 0.125, 0)
+    assert np.all(np.isfinite(step["boundaries"])) and abs(step["direction"] @ coords) < 1e-12
+    assert np.linalg.norm(step["coords"]) == pytest.approx(1.0)

@@ -1149,13 +1149,15 @@ BAD_EXTRA = {
     "index01": BAD["vector"] + [("a label 2", lambda v: np.where(np.arange(len(v)) == 0, 2.0, v)),
                                 ("+-1 labels", lambda v: 2 * np.asarray(v) - 1)],
     "results": [("None", lambda v: None), ("an empty dict", lambda v: {}),
-                ("+-1 as correct", lambda v: {**v, "svm_correct": np.where(v["svm_correct"], 1.0, -1.0)}),
+                ("+-1 as correct", lambda v: {**v, "svm_correct": np.where(
+                    v["svm_correct"] & (np.arange(v["svm_correct"].size) > 0).reshape(v["svm_correct"].shape),
+                    1.0, -1.0)}),
                 ("NaN confidence", lambda v: {**v, "trans_confidence": BAD["matrix"][0][1](v["trans_confidence"])}),
                 ("a confidence of 1.5", lambda v: {**v, "trans_confidence": v["trans_confidence"] * 0 + 1.5}),
                 ("correct of another shape", lambda v: {**v, "trans_correct": v["trans_correct"][:, 1:]})],
     "experiments": [("None", lambda v: None), ("an empty dict", lambda v: {}),
                     ("results None", lambda v: {"a data set": None}),
-                    ("+-1 as correct", lambda v: {name: {**r, "trans_correct": np.where(r["trans_correct"], 1, -1)}
+                    ("+-1 as correct", lambda v: {name: {**r, "trans_correct": np.where(r["trans_correct"], 1, -1) * 0 - 1}
                                                   for name, r in v.items()})],
     "sizes": [("None", lambda v: None), ("a number", lambda v: 40), ("a string", lambda v: "40"),
               ("empty", lambda v: ()), ("a size of 0", lambda v: (0,)), ("2.5", lambda v: (2.5,)),
