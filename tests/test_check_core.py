@@ -5,6 +5,7 @@ or to hang or bury the verdict: blank, wrong, re-run after a fall-back, changed 
 endless loops, sys.exit(), a flood of prints.  None may succeed.
 """
 
+import re
 import threading
 import time
 
@@ -293,7 +294,11 @@ EXERCISES = check.exercises()
 
 
 def test_one_naming_scheme():
-    assert len(EXERCISES) == 30
+    # every name a check module exports is found, and nothing else
+    modules = [getattr(check, name) for name in dir(check) if re.fullmatch(r"nb\d\d_\w+", name)
+               and hasattr(getattr(check, name), "__all__")]
+    assert len(modules) == 10
+    assert sorted(EXERCISES) == sorted(name for module in modules for name in module.__all__)
     for name, exercise in EXERCISES.items():
         assert exercise.key == name and name.startswith("nb") and "_exercise_" in name, name
         assert exercise.points >= 1

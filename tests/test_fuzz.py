@@ -364,6 +364,32 @@ register("kgslab.text.kmer_kernel",
          st.fixed_dictionaries({"docs": docs, "others": docs, "k": st.integers(1, 2)}),  # every word has 2 letters
          {"docs": "docs", "others": "docs", "k": "count"}, skip_bad={"others": {"None"}})
 
+# Exercise 7's experiments (notebook 06): a kernel is any function of a list of documents.
+register("kgslab.text_study.kernel_timings",
+         st.fixed_dictionaries({"kernels": st.just([len]), "docs": docs.filter(lambda d: len(d) >= 2),
+                                "sizes": st.just([1, 2]), "repeat": st.integers(1, 2)}),
+         {"docs": "docs", "repeat": "count"}, skip_bad={"docs": {"a number among the texts"}})
+
+
+@st.composite
+def corpus_pairs(draw):
+    """Two languages x 2-3 articles, a Gram matrix of the documents, and two of its kernels to compare."""
+    n_articles = draw(st.integers(2, 3))
+    K = draw(gram(m=2 * n_articles, positive_definite=True))
+    return {"K": K, "language": np.repeat(["english", "french"], n_articles),
+            "article": np.tile(np.arange(1.0, n_articles + 1), 2)}
+
+
+register("kgslab.text_study.pair_group_means",
+         corpus_pairs().map(lambda p: {"K_first": p["K"], "K_second": p["K"] + np.eye(len(p["K"])),
+                                       "language": p["language"], "article": p["article"]}),
+         {"K_first": "gram", "K_second": "gram", "article": "vector"})
+register("kgslab.text_study.pair_accuracy",
+         st.builds(lambda p, C: {**p, "first": "english", "second": "french", "C": C, "n_folds": 2,
+                                 "adatron": kgslab.adatron.adatron_with_bias}, corpus_pairs(), positive),
+         {"K": "gram", "article": "vector", "C": "positive", "n_folds": "count"},
+         containers=("K",))
+
 # ---- data ----------------------------------------------------------------------------------------------
 
 register("kgslab.data.synthetic.linear_data",

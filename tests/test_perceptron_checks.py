@@ -74,3 +74,73 @@ def test_near_misses_are_caught(capsys):
     assert check.nb07_exercise_5c(forgot_a) is not forgot_a
     out = capsys.readouterr().out
     assert out.count("✘") == 2 and "Hint" in out
+
+
+# ---- issue 16: hints in tiers, and answers of the exam that are not the exam's ----------------------
+
+def worst_case_bound(K, y, a):
+    """Returns the label-free bound m (1 + a) / a instead of the bound for the w of (c)."""
+    margin, norm_w2, R2, _ = novikoff(K, y, a)
+    return margin, norm_w2, R2, len(y) * (1 + a) / a
+
+
+def geometric_margin_in_place_of_functional(K, y, a):
+    margin, norm_w2, R2, bound = novikoff(K, y, a)
+    return margin / np.sqrt(norm_w2), norm_w2, R2, bound
+
+
+def alpha_as_ones_where_updated(X, y, max_epochs=100):
+    """Marks the examples ever updated instead of counting the updates: w is right, alpha is not."""
+    w, alpha = perceptron.perceptron(X, y, max_epochs=max_epochs)
+    return w, (alpha > 0).astype(float)
+
+
+def endless_kernel_perceptron(K, y, max_epochs=100):
+    alpha = np.zeros(len(y))
+    while True:                                  # forgot the stopping rule
+        for j in range(len(y)):
+            if y[j] * (K[j] @ (alpha * y)) <= 0:
+                alpha[j] += 1
+
+
+@pytest.mark.parametrize("question, slip", [
+    ("nb07_exercise_5d", worst_case_bound), ("nb07_exercise_5d", geometric_margin_in_place_of_functional),
+    ("nb07_exercise_5a", alpha_as_ones_where_updated), ("nb07_exercise_5b", endless_kernel_perceptron),
+], ids=["worst-case bound", "geometric margin", "alpha marks instead of counts", "endless loop"])
+def test_exam_slips_are_caught(question, slip, capsys):
+    assert getattr(check, question)(slip) is not slip
+    assert "✘" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("question, code", [
+    ("nb07_exercise_5a", "alpha[i] += 1"), ("nb07_exercise_5b", "K[j] @ (alpha * y)"),
+    ("nb07_exercise_5c", "K + a * np.eye"), ("nb07_exercise_5d", "radius_squared * norm_w_squared"),
+])
+def test_a_wrong_attempt_gets_the_concept_and_the_code_only_on_request(question, code, capsys, monkeypatch):
+    wrong = {"nb07_exercise_5a": alpha_as_ones_where_updated, "nb07_exercise_5b": lambda K, y, max_epochs=100: y * 0,
+             "nb07_exercise_5c": lambda K, y, a: np.linalg.solve(K + np.eye(len(y)), y),
+             "nb07_exercise_5d": worst_case_bound}[question]
+    getattr(check, question)(wrong)
+    out = capsys.readouterr().out
+    assert "Hint:" in out and f'check.hint("{question}")' in out and code not in out
+    check.hint(question)
+    assert code in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check.hint(question)
+    out = capsys.readouterr().out
+    assert "hints are off" in out and code not in out
+
+
+def test_the_exam_student_copy_names_no_answer():
+    """The student copy of 07 states none of the answers the issue found on the page (parts a, c, d)."""
+    import re
+    from pathlib import Path
+
+    import nbformat
+    root = Path(__file__).resolve().parents[1]
+    student = nbformat.read(root / "notebooks" / "07_kernel_perceptron.ipynb", as_version=4)
+    page = "\n".join(cell.source for cell in student.cells)
+    flat = re.sub(r"\s+", "", page)
+    for answer in [r"K}+a\mathbf{I}", "K+aI", r"\sqrt{a}", "sqrt(a)", "(1+a)", "m(1+a)/a", "numberofupdates made",
+                   "updatecount", "Novikoff", "runsstep2above", "K@(alpha*y)"]:
+        assert answer.replace(" ", "") not in flat, answer

@@ -33,12 +33,6 @@ _TRIVIAL = re.compile(r"^(#|return \w+$|pass$|else:$|try:$|\)|\]|\})")
 
 # Notebooks whose student copies still answer what they ask, each with the reason, removed as they are fixed.
 KNOWN_LEAKS: dict[str, str] = {
-    "01": "issue 16: a loop of the solution stands in the student copy",
-    "02": "issue 16: the prose answers Exercise 3b's question before it is asked",
-    "04": "issue 16: a written answer's sentence stands in the prose; 5a's hint gives the code",
-    "05": "issue 16: the written answer repeats the prose's equations",
-    "06": "issue 16: a written answer's sentence stands in the prose",
-    "07": "issue 16: the exam answers its own parts (alpha_i, K~ = K + aI, the bound)",
     "08": "issue 16: exercise 1's hint gives the solution's lines",
 }
 

@@ -65,3 +65,76 @@ def test_reference_of_norms_and_means_is_right_for_explicit_features():
     np.testing.assert_allclose(mean_norm, np.linalg.norm(features.mean(axis=0)))
     centred = kernels.centre(features @ features.T)
     assert kernels.norms_and_means(centred)[1] < 1e-7
+
+
+# ---- the experiments of Exercise 5 (issue 16): printing a block, the table of norms and means ------------
+
+def kernel_block_as_in_the_notebook(K, rows):
+    return K[np.ix_(rows, rows)]
+
+
+def table_as_in_the_notebook(kernel_list):
+    rows = []
+    for K in kernel_list:
+        norms, mean_norm = norms_and_means_as_in_the_notebook(K)
+        rows.append([norms.min(), norms.max(), mean_norm])
+    return np.array(rows)
+
+
+def test_the_experiments_pass_when_written_as_in_the_notebook(capsys):
+    def rows_then_columns(K, rows):
+        return K[rows][:, rows]
+
+    assert check.nb04_exercise_5a_block(kernel_block_as_in_the_notebook) is kernel_block_as_in_the_notebook
+    assert check.nb04_exercise_5a_block(rows_then_columns) is rows_then_columns
+    assert check.nb04_exercise_5b_table(table_as_in_the_notebook) is table_as_in_the_notebook
+    assert capsys.readouterr().out.count("✔") == 3
+
+
+def test_kernel_block_slips_are_caught(capsys):
+    def paired_indices(K, rows):          # K[rows, rows]: the diagonal entries only
+        return K[rows, rows]
+
+    def sorted_rows(K, rows):             # the order of the rows is lost
+        rows = sorted(rows)
+        return K[np.ix_(rows, rows)]
+
+    def sorts_in_place(K, rows):          # right values, but the caller's list is sorted
+        block = K[np.ix_(rows, rows)]
+        if isinstance(rows, list):
+            rows.sort()
+        return block
+
+    def first_rows(K, rows):              # the top-left corner instead of the chosen documents
+        return K[:len(rows), :len(rows)]
+
+    check.nb04_exercise_5a_block(paired_indices)
+    assert "only the diagonal entries" in capsys.readouterr().out
+    for slip in (sorted_rows, sorts_in_place, first_rows):
+        assert check.nb04_exercise_5a_block(slip) is not slip
+    out = capsys.readouterr().out
+    assert out.count("✘") == 3 and "changed its input `rows`" in out
+
+
+def test_table_slips_are_caught(capsys):
+    def squared_norms(kernel_list):
+        return np.array([[np.diag(K).min(), np.diag(K).max(), np.sqrt(max(K.mean(), 0.0))] for K in kernel_list])
+
+    def transposed(kernel_list):
+        return table_as_in_the_notebook(kernel_list).T
+
+    def mean_of_norms(kernel_list):       # the mean of the norms is not the norm of the mean
+        return np.array([[np.sqrt(np.diag(K)).min(), np.sqrt(np.diag(K)).max(), np.sqrt(np.diag(K)).mean()]
+                         for K in kernel_list])
+
+    for slip in (squared_norms, transposed, mean_of_norms):
+        assert check.nb04_exercise_5b_table(slip) is not slip
+    assert capsys.readouterr().out.count("✘") == 3
+
+
+def test_the_5a_hint_gives_no_code_until_asked(capsys):
+    check.nb04_exercise_5a(lambda K: K / np.outer(np.diag(K), np.diag(K)))
+    out = capsys.readouterr().out
+    assert "np.outer" not in out and "square root" in out
+    check.hint("nb04_exercise_5a")
+    assert "np.outer" in capsys.readouterr().out

@@ -443,6 +443,10 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     return finish(True, f"{title}: ✔ correct on {tests}. Using your {name}.", student)
 
 
+def _points(points: int) -> str:
+    return f"{points} point" if points == 1 else f"{points} points"
+
+
 class Exercise:
     """One exercise's check: ``f = check.nbNN_exercise_X(f)`` checks f; ``.grade()`` is its graded test.
 
@@ -465,7 +469,7 @@ class Exercise:
         self.key, self.title, self.reference, self.cases = key, title, reference, cases
         self.points, self.compare, self.hint, self.code_hint = points, compare, hint, code_hint
         self.__name__ = key
-        self.__doc__ = f"{title}: check a student's function against the kit's reference ({points} points)."
+        self.__doc__ = f"{title}: check a student's function against the kit's reference ({_points(points)})."
 
     def __call__(self, student: Callable) -> Callable:
         return run_exercise(self.title, student, self.reference, self.cases(), compare=self.compare,
@@ -488,8 +492,8 @@ class Exercise:
         else:
             return
         if grading_mode():
-            raise AssertionError(f"{self.title} ({self.points} points): not passed: {problem}")
-        print(f"Graded test ({self.points} points): not passed yet: {problem}")
+            raise AssertionError(f"{self.title} ({_points(self.points)}): not passed: {problem}")
+        print(f"Graded test ({_points(self.points)}): not passed yet: {problem}")
 
 
 def show_hint(exercise: Exercise) -> None:

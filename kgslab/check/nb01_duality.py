@@ -1,13 +1,22 @@
-"""Checks for notebook 01 (duality and ridge regression, coursework Exercise 1)."""
+"""Checks for notebook 01 (duality and ridge regression, coursework Exercise 1).
+
+The references are `kgslab.regression.ridge`, `ridge_errors`, `ridge_dual` and, for the noise study the student
+designs (their own noise levels), `kgslab.papers.coursework.noise_study` run at the student's levels.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import regression
-from .core import Case, Exercise, allclose
+from ..papers import coursework
+from .core import Case, Exercise, _summary, _type_name, allclose
+from .diagnoses import Diagnosed, scale_factor
 
-__all__ = ["nb01_exercise_1_primal", "nb01_exercise_1_dual", "nb01_exercise_1_errors"]
+__all__ = ["nb01_exercise_1_primal", "nb01_exercise_1_errors", "nb01_exercise_1_noise", "nb01_exercise_1_dual"]
+
+_GAMMA_WITHOUT_L = ("it is what gamma without the factor l gives: the penalty in the normal equations is "
+                    "gamma l I, with l the number of training points (the rows of X).")
 
 
 def _problem(n, d, seed):
@@ -16,39 +25,153 @@ def _problem(n, d, seed):
     return X, X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n)
 
 
-def _cases():
-    cases = []
-    for n, d, gamma, seed in [(20, 5, 0.1, 1), (8, 12, 0.01, 2), (50, 3, 10.0, 3)]:
-        X, y = _problem(n, d, seed)
-        cases.append(Case(f"{n} points in R^{d}, gamma = {gamma:g}", (X, y, gamma)))
+def _solver_cases(reference, compare):
+    def cases():
+        found = []
+        for n, d, gamma, seed in [(20, 5, 0.1, 1), (8, 12, 0.01, 2), (50, 3, 10.0, 3)]:
+            X, y = _problem(n, d, seed)
+            compare.expect(reference(X, y, gamma), [(reference(X, y, gamma / n), _GAMMA_WITHOUT_L)])
+            found.append(Case(f"{n} points in R^{d}, gamma = {gamma:g}", (X, y, gamma)))
+        return found
     return cases
 
 
+_primal_compare = Diagnosed()
 nb01_exercise_1_primal = Exercise(
     "nb01_exercise_1_primal", "Exercise 1 (primal ridge regression)",
-    regression.ridge, _cases, points=2,
-    hint="the system is (X.T @ X + gamma * l * I) w = X.T @ y with l = len(y); "
-         "use np.linalg.solve rather than an explicit inverse.")
+    regression.ridge, _solver_cases(regression.ridge, _primal_compare), points=2, compare=_primal_compare,
+    hint="w* solves the normal equations of ridge regression, a d x d linear system (d = the number of "
+         "features); its matrix is X'X plus the penalty gamma l times the identity, its right-hand side X'y.",
+    code_hint="l, d = X.shape, then np.linalg.solve(X.T @ X + gamma * l * np.eye(d), X.T @ y).")
 
 
+_dual_compare = Diagnosed()
 nb01_exercise_1_dual = Exercise(
     "nb01_exercise_1_dual", "Exercise 1 (dual ridge regression, eq. 2)",
-    regression.ridge_dual, _cases, points=2,
-    hint="alpha has one entry per training point: solve (X @ X.T + gamma * l * I) alpha = y.")
+    regression.ridge_dual, _solver_cases(regression.ridge_dual, _dual_compare), points=2, compare=_dual_compare,
+    hint="alpha* has one entry per training point: eq. (2) is an l x l system whose matrix is built from the "
+         "inner products between training points (XX', not X'X) plus gamma l times the identity.",
+    code_hint="l = X.shape[0], then np.linalg.solve(X @ X.T + gamma * l * np.eye(l), y).")
 
 
-def _nb01_exercise_1_errors_cases():
+def _errors_cases():
     """Training and test MSE for a list of gammas."""
     X, y = _problem(40, 6, 4)
     gammas = 10.0 ** np.arange(-3, 3)
-    cases = [Case("20 training / 20 test points in R^6, gamma = 1e-3 ... 1e2",
-                  (X[:20], y[:20], X[20:], y[20:], gammas))]
-    return cases
+    train, test = X[:20], X[20:]
+    expected = regression.ridge_errors(train, y[:20], test, y[20:], gammas)
+    on_test = regression.ridge_errors(test, y[20:], train, y[:20], gammas)
+    _errors_compare.expect(expected, [
+        ((expected[1], expected[0]), "the two arrays are swapped: the training MSE comes first."),
+        ((on_test[1], on_test[0]), "w was fitted on the test set: fit on the training set only, then measure "
+                                   "the error on both sets."),
+    ], [(20.0, "the number of points in each set: the MSE is a mean over the points, not a sum.")])
+    return [Case("20 training / 20 test points in R^6, gamma = 1e-3 ... 1e2",
+                 (X[:20], y[:20], X[20:], y[20:], gammas))]
 
 
+_errors_compare = Diagnosed()
 nb01_exercise_1_errors = Exercise(
     "nb01_exercise_1_errors", "Exercise 1 (training and test errors)",
-    regression.ridge_errors, _nb01_exercise_1_errors_cases, points=2,
-    compare=allclose(rtol=1e-6),
-    hint="return two arrays, one MSE per gamma: mean((y - X @ w)**2) on the training "
-         "set and on the test set, with w fitted on the training set only.")
+    regression.ridge_errors, _errors_cases, points=2, compare=_errors_compare,
+    hint="for each gamma fit w on the training set only (your ridge_primal); the mean squared error is the "
+         "mean over the points of (y_i - x_i'w)^2, on the training set and on the test set; return the two "
+         "arrays, training first.",
+    code_hint="loop over gammas: w = ridge_primal(X_train, y_train, gamma); append "
+              "np.mean((y_train - X_train @ w) ** 2) and the same on the test set; return two np.array.")
+
+
+# ---- the noise study: the student chooses the noise levels -------------------------------------------
+
+NOISE_CASE = {"gammas": 10.0 ** np.arange(-6, 4), "n_train": 15, "n_draws": 4, "seed": 3}
+SIGNAL_STD = np.sqrt(10.0)     # x'w with x, w standard normal in R^10: variance about d = 10
+_NOISE_LOW, _NOISE_HIGH = SIGNAL_STD / 3, SIGNAL_STD
+
+
+def _noise_levels_problem(levels) -> str | None:
+    """What is wrong with a student's choice of noise levels, or None."""
+    if not isinstance(levels, np.ndarray) or levels.ndim != 1 or levels.dtype.kind not in "iuf":
+        return (f"noise_levels (the first value returned) must be a 1-d numpy array of numbers, got "
+                f"{_type_name(levels)}: {_summary(levels)}")
+    if len(levels) < 3:
+        return f"choose at least three noise levels, got {len(levels)}"
+    if not np.all(np.isfinite(levels)) or np.any(levels <= 0) or np.any(np.diff(levels) <= 0):
+        return f"the noise levels must be positive and increasing, got {_summary(levels)}"
+    if levels[0] > _NOISE_LOW or levels[-1] < _NOISE_HIGH:
+        return (f"your noise levels {_summary(levels)} do not reach from low noise (at most "
+                f"{_NOISE_LOW:.2g}, a third of the signal's standard deviation sqrt(10) ~ 3.2) to high noise "
+                f"(at least {_NOISE_HIGH:.2g}, as large as the signal)")
+    return None
+
+
+def _noise_case_at(levels, order="levels first"):
+    """The reference study of the check's case at the student's noise levels (or with the draws in another order)."""
+    case = NOISE_CASE
+    if order == "levels first":
+        return coursework.noise_study(case["gammas"], case["n_train"], case["n_draws"], case["seed"],
+                                      noise_levels=levels)
+    from ..data import linear_data
+    rng = np.random.default_rng(case["seed"])
+    train = np.zeros((len(levels), len(case["gammas"])))
+    test = np.zeros_like(train)
+    for _ in range(case["n_draws"]):
+        for row, noise in enumerate(levels):
+            X, y, _ = linear_data(n=case["n_train"] + 100, d=10, noise=float(noise), random_state=rng)
+            n = case["n_train"]
+            errors = regression.ridge_errors(X[:n], y[:n], X[n:], y[n:], case["gammas"])
+            train[row] += errors[0] / case["n_draws"]
+            test[row] += errors[1] / case["n_draws"]
+    return np.asarray(levels, dtype=float), train, test
+
+
+def _compare_noise(expected, got) -> str | None:
+    """The student's study against the reference run at the student's own noise levels."""
+    if not isinstance(got, tuple) or len(got) != 3:
+        return (f"expected a tuple of 3 values (noise_levels, train_mse, test_mse), got {_type_name(got)}: "
+                f"{_summary(got)}")
+    problem = _noise_levels_problem(got[0])
+    if problem:
+        return problem
+    reference = _noise_case_at(got[0])
+    problem = allclose(rtol=1e-6)(reference, got)
+    if problem is None:
+        return None
+    noise_compare = Diagnosed()
+    swapped = (reference[0], reference[2], reference[1])
+    noise_compare.expect(reference, [
+        (swapped, "the training and test arrays are swapped: training MSE first."),
+        (_noise_case_at(got[0], order="draws first"),
+         "your data sets are drawn in another order: for each noise level in turn, all its data sets."),
+    ])
+    diagnosis = noise_compare.diagnose(reference, got)
+    factor = scale_factor(reference[1:], got[1:])        # the errors only: the levels are the student's own
+    if diagnosis is None and factor is not None:
+        diagnosis = f"your errors are off by a factor close to {factor:.4g}" + (
+            ": the number of data sets; average over the draws, do not add them up."
+            if np.isclose(factor, NOISE_CASE["n_draws"], rtol=1e-3) else ".")
+    if diagnosis is None:
+        diagnosis = ("your means differ from the same study run at your noise levels: check that one generator, "
+                     "made once from seed, draws every data set (in the order the docstring gives), that each "
+                     "data set has n_train training points followed by 100 test points, and that you average "
+                     "over the n_draws data sets.")
+    return f"{problem}\n  What it looks like: {diagnosis}"
+
+
+def _noise_cases():
+    case = NOISE_CASE
+    return [Case(f"gammas 1e-6 ... 1e3, n_train = {case['n_train']}, n_draws = {case['n_draws']}, "
+                 f"seed = {case['seed']}", (case["gammas"], case["n_train"]),
+                 {"n_draws": case["n_draws"], "seed": case["seed"]})]
+
+
+nb01_exercise_1_noise = Exercise(
+    "nb01_exercise_1_noise", "Exercise 1 (noise study)",
+    coursework.noise_study, _noise_cases, points=3, compare=_compare_noise,
+    hint="the check reruns your study at your own noise levels: at least three, increasing, from low (a third "
+         "of the signal's standard deviation, about 1, or less) to high (about 3.2 or more). For each level, "
+         "average the training and test MSE over n_draws data sets, all drawn from one generator made from "
+         "seed, in the order the docstring gives; rows are noise levels, columns gammas.",
+    code_hint="noise_levels = np.array([...]); make the generator once with np.random.default_rng(seed); for "
+              "each row, noise in enumerate(noise_levels): repeat n_draws times: X, y, _ = data.linear_data("
+              "n=n_train + 100, d=10, noise=noise, random_state=generator), then ridge_errors on "
+              "X[:n_train], y[:n_train] and X[n_train:], y[n_train:]; add each result / n_draws to row `row`.")

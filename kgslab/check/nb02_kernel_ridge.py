@@ -1,19 +1,24 @@
-"""Checks for notebook 02 (kernel ridge regression, coursework Exercises 2 and 3a).
+"""Checks for notebook 02 (kernel ridge regression, coursework Exercises 2 and 3).
 
-The references are `kgslab.regression.linear_fit_errors` (Exercise 2),
-`kernel_ridge` and `cv_error` (Exercise 3a).
+The references are `kgslab.regression.linear_fit_errors` (Exercise 2), `kernel_ridge` and `cv_error`
+(Exercise 3a), and the experiments of `kgslab.papers.coursework`: `linear_regression_table` (Exercise 2's table,
+run at the student's own gammas), `tune_gamma` and `tune_width_and_gamma` (5-fold CV over gamma, and over L).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.model_selection import KFold
 
 from .. import regression
 from ..data import sinc_data
 from ..kernels import linear_kernel, rbf_kernel
-from .core import Case, Exercise, allclose
+from ..papers import coursework
+from .core import Case, Exercise, _summary, _type_name, allclose
+from .diagnoses import Diagnosed
 
-__all__ = ["nb02_exercise_2", "nb02_exercise_3a", "nb02_exercise_3a_cv"]
+__all__ = ["nb02_exercise_2", "nb02_exercise_2_table", "nb02_exercise_3a", "nb02_exercise_3a_cv",
+           "nb02_exercise_3a_tune_gamma", "nb02_exercise_3a_tune_width"]
 
 
 def _sinc_split(n_train, n_test, seed):
@@ -21,59 +26,211 @@ def _sinc_split(n_train, n_test, seed):
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
+# ---- Exercise 2: a straight line through sinc ----------------------------------------------------------
+
+def _without_intercept(X_train, y_train, X_test, y_test, gamma):
+    w = regression.ridge(X_train, y_train, gamma)
+    return regression.mse(y_train, X_train @ w), regression.mse(y_test, X_test @ w)
+
+
 def _nb02_exercise_2_cases():
     """Linear least squares and ridge regression on the sinc data: training and test MSE."""
     cases = []
     for gamma, seed in [(0.0, 1), (0.1, 2), (10.0, 3)]:
-        cases.append(Case(f"30 training / 30 test sinc points, gamma = {gamma:g}",
-                          _sinc_split(30, 30, seed) + (gamma,)))
+        args = _sinc_split(30, 30, seed) + (gamma,)
+        expected = regression.linear_fit_errors(*args)
+        _line_compare.expect(expected, [
+            (expected[::-1], "the two errors are swapped: the training MSE comes first."),
+            (_without_intercept(*args), "the line has no intercept: y = w x + b needs the column of ones."),
+        ], [(30.0, "the number of points: the MSE is a mean over the points, not a sum.")])
+        cases.append(Case(f"30 training / 30 test sinc points, gamma = {gamma:g}", args))
     return cases
 
 
+_line_compare = Diagnosed()
 nb02_exercise_2 = Exercise(
     "nb02_exercise_2", "Exercise 2 (linear regression on sinc)",
-    regression.linear_fit_errors, _nb02_exercise_2_cases, points=3,
-    compare=allclose(rtol=1e-6),
-    hint="append a column of ones to X (with_bias), solve (A'A + gamma l I) w = A'y with "
-         "A = [X, 1] and l the number of training points, and return the two MSEs as a tuple "
-         "(train_mse, test_mse).")
+    regression.linear_fit_errors, _nb02_exercise_2_cases, points=3, compare=_line_compare,
+    hint="fit the line y = w x + b on the training set by ridge regression on the data with a column of ones "
+         "appended (that column's weight is b; gamma = 0 is least squares), with l the number of training "
+         "points; return (training MSE, test MSE) as a tuple of two numbers.",
+    code_hint="A_train, A_test = with_bias(X_train), with_bias(X_test); w = ridge(A_train, y_train, gamma); "
+              "return np.mean((y_train - A_train @ w) ** 2), and the same on the test set.")
 
+
+TABLE_CASE_SEED = 11
+
+
+def _table_gammas_problem(gammas) -> str | None:
+    if not isinstance(gammas, np.ndarray) or gammas.ndim != 1 or gammas.dtype.kind not in "iuf":
+        return (f"gammas (the first value returned) must be a 1-d numpy array of numbers, got "
+                f"{_type_name(gammas)}: {_summary(gammas)}")
+    if len(gammas) < 4 or gammas[0] != 0:
+        return (f"the table needs least squares first (gamma = 0) and then at least three gamma > 0 for RR; "
+                f"your gammas are {_summary(gammas)}")
+    if not np.all(np.isfinite(gammas)) or np.any(np.diff(gammas) <= 0):
+        return f"the gammas must be finite and increasing, got {_summary(gammas)}"
+    if gammas[-1] < 100 * gammas[1]:
+        return (f"the RR gammas {_summary(gammas[1:])} cover less than two powers of ten: spread them out, "
+                f"from a small gamma to a large one")
+    return None
+
+
+def _compare_table(expected, got) -> str | None:
+    """The student's table against the reference run at the student's own gammas."""
+    if not isinstance(got, tuple) or len(got) != 2:
+        return f"expected a tuple of 2 values (gammas, errors), got {_type_name(got)}: {_summary(got)}"
+    problem = _table_gammas_problem(got[0])
+    if problem:
+        return problem
+    reference = coursework.linear_regression_table(*_sinc_split(30, 30, TABLE_CASE_SEED), gammas=got[0])
+    table = Diagnosed()
+    table.expect(reference, [
+        ((reference[0], reference[1][:, ::-1]), "the two columns are swapped: training MSE first."),
+        ((reference[0], reference[1].T), "the table is transposed: one row per gamma, two columns."),
+    ])
+    return table(reference, got)
+
+
+nb02_exercise_2_table = Exercise(
+    "nb02_exercise_2_table", "Exercise 2 (the table of LSR and RR)",
+    coursework.linear_regression_table, lambda: [Case("30 training / 30 test sinc points",
+                                                      _sinc_split(30, 30, TABLE_CASE_SEED))],
+    points=2, compare=_compare_table,
+    hint="choose the gammas: 0 first (least squares), then at least three increasing gamma > 0 spanning two "
+         "powers of ten or more; row j of the errors is what your linear_fit_errors gives at gammas[j], "
+         "training MSE then test MSE.",
+    code_hint="gammas = np.array([0.0, ...]); errors = np.array([linear_fit_errors(X_train, y_train, X_test, "
+              "y_test, gamma) for gamma in gammas]); return gammas, errors.")
+
+
+# ---- Exercise 3a: kernel ridge regression and cross-validation -----------------------------------------
 
 def _nb02_exercise_3a_cases():
     """Kernel ridge regression, eq. (5): alpha = (K + gamma l I)^{-1} y."""
-    cases = []
+    problems = []
     for n, L, gamma, seed in [(12, 0.5, 1e-3, 4), (25, 1.0, 0.1, 5)]:
         X, y = sinc_data(n, random_state=seed)
-        cases.append(Case(f"{n} sinc points, RBF kernel L = {L:g}, gamma = {gamma:g}", (rbf_kernel(X, L=L), y, gamma)))
+        problems.append((f"{n} sinc points, RBF kernel L = {L:g}, gamma = {gamma:g}", rbf_kernel(X, L=L), y, gamma))
     rng = np.random.default_rng(6)
     X = rng.standard_normal((10, 3))
-    cases.append(Case("10 points in R^3, linear kernel, gamma = 0.5",
-                      (linear_kernel(X), X @ np.ones(3) + 0.1 * rng.standard_normal(10), 0.5)))
+    problems.append(("10 points in R^3, linear kernel, gamma = 0.5",
+                     linear_kernel(X), X @ np.ones(3) + 0.1 * rng.standard_normal(10), 0.5))
+    cases = []
+    for label, K, y, gamma in problems:
+        _kernel_ridge_compare.expect(regression.kernel_ridge(K, y, gamma), [(
+            regression.kernel_ridge(K, y, gamma / len(y)),
+            "it is what gamma without the factor l gives: eq. (5) adds gamma l I to K, with l the number of "
+            "training points.")])
+        cases.append(Case(label, (K, y, gamma)))
     return cases
 
 
+_kernel_ridge_compare = Diagnosed()
 nb02_exercise_3a = Exercise(
     "nb02_exercise_3a", "Exercise 3a (kernel ridge regression, eq. 5)",
-    regression.kernel_ridge, _nb02_exercise_3a_cases, points=2,
-    hint="alpha has one entry per training point: solve (K + gamma * l * I) alpha = y, "
-         "l = len(y); no explicit inverse.")
+    regression.kernel_ridge, _nb02_exercise_3a_cases, points=2, compare=_kernel_ridge_compare,
+    hint="eq. (5): alpha* has one entry per training point and solves the l x l system whose matrix is the Gram "
+         "matrix K plus gamma l times the identity (l = the number of training points), right-hand side y.",
+    code_hint="l = len(y); return np.linalg.solve(K + gamma * l * np.eye(l), y).")
+
+
+def _cv_with(X, y, L, gamma, splits, l_for_gamma=None) -> float:
+    """The CV error over given splits; l_for_gamma replaces each fold's own l in gamma l (a mistake)."""
+    errors = []
+    for train, held_out in splits:
+        scale = (l_for_gamma or len(train)) / len(train)
+        alpha = regression.kernel_ridge(rbf_kernel(X[train], L=L), y[train], gamma * scale)
+        errors.append(regression.mse(y[held_out], rbf_kernel(X[held_out], X[train], L=L) @ alpha))
+    return float(np.mean(errors))
 
 
 def _nb02_exercise_3a_cv_cases():
     """5-fold cross-validation error of kernel ridge regression."""
-    cases = []
+    problems = []
     for n, L, gamma, seed in [(30, 0.5, 1e-2, 7), (40, 1.0, 1e-4, 8)]:
         X, y = sinc_data(n, random_state=seed)
-        cases.append(Case(f"{n} sinc points, L = {L:g}, gamma = {gamma:g}, 5 folds", (X, y, L, gamma),
-                          {"n_folds": 5, "random_state": 0}))
-    cases.append(Case("30 sinc points, L = 0.5, gamma = 1e-3, 3 folds, random_state = 2",
-                      sinc_data(30, random_state=9) + (0.5, 1e-3), {"n_folds": 3, "random_state": 2}))
+        problems.append((f"{n} sinc points, L = {L:g}, gamma = {gamma:g}, 5 folds", X, y, L, gamma, 5, 0))
+    X, y = sinc_data(30, random_state=9)
+    problems.append(("30 sinc points, L = 0.5, gamma = 1e-3, 3 folds, random_state = 2", X, y, 0.5, 1e-3, 3, 2))
+    cases = []
+    for label, X, y, L, gamma, n_folds, seed in problems:
+        splits = list(KFold(n_folds, shuffle=True, random_state=seed).split(X))
+        _cv_compare.expect(regression.cv_error(X, y, L, gamma, n_folds=n_folds, random_state=seed), [
+            (_cv_with(X, y, L, gamma, splits, l_for_gamma=len(y)),
+             "gamma l uses all the points; in each fold l is the number of points that fold is trained on."),
+            (_cv_with(X, y, L, gamma, list(KFold(n_folds).split(X))),
+             "the folds are not shuffled: use KFold with shuffle=True and the given random_state, so that your "
+             "folds are the checker's."),
+        ], [(n_folds, "the number of folds: average the fold errors, do not add them up.")])
+        cases.append(Case(label, (X, y, L, gamma), {"n_folds": n_folds, "random_state": seed}))
     return cases
 
 
+_cv_compare = Diagnosed()
 nb02_exercise_3a_cv = Exercise(
     "nb02_exercise_3a_cv", "Exercise 3a (cross-validation)",
-    regression.cv_error, _nb02_exercise_3a_cv_cases, points=3,
-    compare=allclose(rtol=1e-6),
-    hint="use KFold(n_folds, shuffle=True, random_state=random_state).split(X); in each fold "
-         "fit kernel_ridge on the training part (its own l) and average the held-out MSEs.")
+    regression.cv_error, _nb02_exercise_3a_cv_cases, points=3, compare=_cv_compare,
+    hint="split the points into n_folds folds (shuffled, from random_state); for each fold fit kernel ridge "
+         "regression (eq. 5) on the other folds, predict the held-out fold with eq. (6) and take the MSE there; "
+         "return the mean of the n_folds MSEs as one number.",
+    code_hint="for train, held_out in KFold(n_folds, shuffle=True, random_state=random_state).split(X): "
+              "alpha = kernel_ridge(rbf_kernel(X[train], L=L), y[train], gamma); prediction = "
+              "rbf_kernel(X[held_out], X[train], L=L) @ alpha; collect the MSE; return the mean.")
+
+
+def _tune_gamma_cases():
+    """CV over a grid of gammas at one width."""
+    cases = []
+    for n, L, gammas, n_folds, seed, data_seed in [(30, 0.5, np.logspace(-4, 1, 6), 5, 0, 12),
+                                                   (24, 1.0, np.array([1e-3, 1e-1, 1e-2, 1.0]), 3, 4, 13)]:
+        X, y = sinc_data(n, random_state=data_seed)
+        best, errors = coursework.tune_gamma(X, y, L, gammas, n_folds, seed)
+        _tune_gamma_compare.expect((best, errors), [
+            ((float(gammas[np.argmax(errors)]), errors),
+             "your best gamma is the one with the largest CV error: choose the smallest."),
+            ((float(np.argmin(errors)), errors), "the first value is the position of the best gamma in the grid; "
+                                                 "return the gamma itself."),
+        ])
+        cases.append(Case(f"{n} sinc points, L = {L:g}, {len(gammas)} gammas, {n_folds} folds, random_state = "
+                          f"{seed}", (X, y, L, gammas), {"n_folds": n_folds, "random_state": seed}))
+    return cases
+
+
+_tune_gamma_compare = Diagnosed()
+nb02_exercise_3a_tune_gamma = Exercise(
+    "nb02_exercise_3a_tune_gamma", "Exercise 3a (tuning gamma by cross-validation)",
+    coursework.tune_gamma, _tune_gamma_cases, points=2, compare=_tune_gamma_compare,
+    hint="for each gamma of the grid, in order, the CV error from your cv_error with the same folds (n_folds, "
+         "random_state); the best gamma is the one whose CV error is smallest. Return (best gamma, array of CV "
+         "errors).",
+    code_hint="cv_errors = np.array([cv_error(X, y, L, gamma, n_folds, random_state) for gamma in gammas]); "
+              "return gammas[np.argmin(cv_errors)], cv_errors.")
+
+
+def _tune_width_cases():
+    """CV over a grid of (L, gamma)."""
+    X, y = sinc_data(30, random_state=14)
+    widths, gammas = np.array([0.2, 0.5, 1.0, 2.0]), np.logspace(-4, 0, 5)
+    best_L, best_gamma, cv_map = coursework.tune_width_and_gamma(X, y, widths, gammas, 5, 1)
+    row, column = np.unravel_index(np.argmin(cv_map), cv_map.shape)
+    _tune_width_compare.expect((best_L, best_gamma, cv_map), [
+        ((best_L, best_gamma, cv_map.T), "the map is transposed: one row per width L, one column per gamma."),
+        ((best_gamma, best_L, cv_map), "the best L and the best gamma are swapped: L first."),
+        ((float(row), float(column), cv_map), "the first two values are positions in the grids; return the width "
+                                              "and the gamma themselves."),
+    ])
+    return [Case("30 sinc points, 4 widths x 5 gammas, 5 folds, random_state = 1", (X, y, widths, gammas),
+                 {"n_folds": 5, "random_state": 1})]
+
+
+_tune_width_compare = Diagnosed()
+nb02_exercise_3a_tune_width = Exercise(
+    "nb02_exercise_3a_tune_width", "Exercise 3a (tuning L and gamma by cross-validation)",
+    coursework.tune_width_and_gamma, _tune_width_cases, points=2, compare=_tune_width_compare,
+    hint="the CV error for every pair (L, gamma) of the two grids, with the same folds throughout (your "
+         "tune_gamma does one width); the map has one row per width; the best pair is where the map is "
+         "smallest. Return (best L, best gamma, map).",
+    code_hint="cv_map = np.array([tune_gamma(X, y, width, gammas, n_folds, random_state)[1] for width in "
+              "widths]); row, column = np.unravel_index(np.argmin(cv_map), cv_map.shape); return widths[row], "
+              "gammas[column], cv_map.")

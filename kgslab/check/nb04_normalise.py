@@ -7,7 +7,8 @@ import numpy as np
 from .. import kernels, text
 from .core import Case, Exercise, allclose
 
-__all__ = ["nb04_exercise_5a", "nb04_exercise_5b", "nb04_exercise_5b_norms"]
+__all__ = ["nb04_exercise_5a_block", "nb04_exercise_5a", "nb04_exercise_5b", "nb04_exercise_5b_norms",
+           "nb04_exercise_5b_table"]
 
 _TEXTS = [
     "The Federation protects freedom.",
@@ -33,16 +34,22 @@ nb04_exercise_5a = Exercise(
     "nb04_exercise_5a", "Exercise 5a (normalise a kernel, eq. 19)",
     kernels.normalise, _cases, points=2,
     compare=allclose(rtol=1e-9, atol=1e-12),
-    hint="divide K[i, j] by sqrt(K[i, i] * K[j, j]); with d = np.sqrt(np.diag(K)) "
-         "that is K / np.outer(d, d). Every diagonal entry of the result is 1.")
+    hint="eq. (19) divides every entry K_ij by the lengths of both feature vectors, ||phi(x_i)|| = sqrt(K_ii) "
+         "and ||phi(x_j)|| = sqrt(K_jj), so every diagonal entry of the result is 1 and no entry exceeds 1 "
+         "in size. If yours are off by a square root, check which power of K_ii you divide by.",
+    code_hint="np.diag(K) is the vector of K_ii; np.outer(u, v) is the matrix u_i v_j, so the division "
+              "needs no diagonal matrices (and no loops); build a new array rather than dividing K in place.")
 
 
 nb04_exercise_5b = Exercise(
     "nb04_exercise_5b", "Exercise 5b (centre a kernel, eq. 21)",
     kernels.centre, _cases, points=2,
     compare=allclose(rtol=1e-9, atol=1e-9),
-    hint="with J = np.ones((l, l)) / l, eq. (21) is K - J @ K - K @ J + J @ K @ J; "
-         "every row and every column of the result sums to 0.")
+    hint="eq. (21) subtracts from K the mean of each column, the mean of each row, and adds back the mean "
+         "of all entries (the (1/l) 1 1' K, (1/l) K 1 1' and (1/l^2) 1 1' K 1 1' terms). Every row and "
+         "every column of the result sums to 0; if only the columns do, a term is missing.",
+    code_hint="(1/l) 1 1' is np.ones((l, l)) / l, a matrix you can multiply with @; or use K.mean(axis=0), "
+              "K.mean(axis=1) and K.mean() with broadcasting ([:, None] makes a column).")
 
 
 def _nb04_exercise_5b_norms_cases():
@@ -57,6 +64,71 @@ nb04_exercise_5b_norms = Exercise(
     "nb04_exercise_5b_norms", "Exercise 5b (norms and means in feature space)",
     kernels.norms_and_means, _nb04_exercise_5b_norms_cases, points=2,
     compare=allclose(rtol=1e-7, atol=1e-7),
-    hint="||phi(x_i)||^2 = K[i, i], and the squared norm of the mean of the phi(x_i) is the "
-         "mean of all entries of K; for a centred K rounding can leave that mean a tiny "
-         "negative number, so take np.sqrt(max(K.mean(), 0.0)).")
+    hint="the squared norm of phi(x_i) is K_ii, and the squared norm of the mean feature vector "
+         "(1/l) sum_i phi(x_i) is (1/l^2) 1'K1, the mean of all entries of K. Return the norms, not their "
+         "squares. For a centred K that mean is 0 up to rounding and can come out a tiny negative number.",
+    code_hint="np.diag(K) and K.mean(); clip a negative rounding value at 0 before the square root "
+              "(max(value, 0.0)), or np.sqrt gives nan.")
+
+
+def _kernel_block(K, rows):
+    rows = np.asarray(rows)
+    return K[np.ix_(rows, rows)]
+
+
+def _nb04_exercise_5a_block_cases():
+    """The square block of K for a list of documents (all pairs of the chosen rows)."""
+    K = text.kmer_kernel(_TEXTS)
+    return [
+        Case("the 2-mer kernel of five texts, rows [0, 2, 4]", (K, [0, 2, 4])),
+        Case("the same kernel, rows [3, 1] (order kept)", (K, [3, 1])),
+        Case("a 6 x 6 kernel, rows as a numpy array [5, 0, 2, 1]", (_cases()[2].args[0], np.array([5, 0, 2, 1]))),
+    ]
+
+
+def _diagnose_block(expected, got):
+    problem = allclose(rtol=0, atol=0)(expected, got)
+    if problem and isinstance(got, np.ndarray) and got.ndim == 1 and got.shape[0] == expected.shape[0] \
+            and np.allclose(got, np.diag(expected)):
+        return (problem + "\n  These are only the diagonal entries K[r, r] of the block: indexing K with two "
+                          "lists pairs them element by element. The block has every chosen row with every "
+                          "chosen column.")
+    return problem
+
+
+nb04_exercise_5a_block = Exercise(
+    "nb04_exercise_5a_block", "Exercise 5a (print part of a kernel: the block of chosen documents)",
+    _kernel_block, _nb04_exercise_5a_block_cases, points=1,
+    compare=_diagnose_block,
+    hint="the result is the len(rows) x len(rows) matrix whose entry (a, b) is K[rows[a], rows[b]]: every chosen "
+         "row with every chosen column, in the order given.",
+    code_hint="np.ix_(rows, rows) builds the open mesh that selects all pairs; or select the rows first and "
+              "then the columns of the result.")
+
+
+def _norms_and_means_table(kernels_list):
+    table = []
+    for K in kernels_list:
+        norms, mean_norm = kernels.norms_and_means(K)
+        table.append([norms.min(), norms.max(), mean_norm])
+    return np.array(table)
+
+
+def _nb04_exercise_5b_table_cases():
+    """One row per kernel: smallest norm, largest norm, norm of the mean feature vector."""
+    K = text.kmer_kernel(_TEXTS)
+    normalised = kernels.normalise(K)
+    return [
+        Case("[K, K_n, K_nc] of the 2-mer kernel of five texts", ([K, normalised, kernels.centre(normalised)],)),
+        Case("one kernel: K = X X' for 6 points of very different lengths", ([_cases()[2].args[0]],)),
+    ]
+
+
+nb04_exercise_5b_table = Exercise(
+    "nb04_exercise_5b_table", "Exercise 5b (the table of norms and means)",
+    _norms_and_means_table, _nb04_exercise_5b_table_cases, points=1,
+    compare=allclose(rtol=1e-7, atol=1e-7),
+    hint="one row per kernel in the list, in the same order, with three columns: the smallest and the largest "
+         "feature-space norm, and the norm of the mean feature vector (your norms_and_means gives all three).",
+    code_hint="loop over the list, call norms_and_means(K), collect [norms.min(), norms.max(), mean_norm] and "
+              "turn the list of rows into an array with np.array.")

@@ -21,7 +21,7 @@ from .. import adatron, text
 from ..kernels import linear_kernel, normalise, rbf_kernel
 from .core import Case, Exercise, allclose
 
-__all__ = ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias"]
+__all__ = ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias", "nb05_exercise_6_cv"]
 
 _ENGLISH = [
     "Every person has the right to life and to personal freedom.",
@@ -57,23 +57,91 @@ def _cases():
     ]
 
 
-_SHARED_HINT = ("start from alpha = 0; each iteration changes ONE alpha_i: the first index of the largest "
-                "|alpha_i - beta_i| (np.argmax), with beta = np.clip(alpha + eta * g, 0, C); stop BEFORE the "
-                "update when that largest change is below tol, or after max_iter updates "
-                "(max_iter = None means 10 * l).")
+_SHARED_HINT = ("Start from alpha = 0 (and b = 0); each iteration changes ONE alpha_i, the first of the "
+                "largest changes |alpha_i - beta_i|, where beta_i is the gradient step clipped to the box "
+                "[0, C]. Stop BEFORE that update when the largest change is below tol, or after max_iter "
+                "updates (max_iter = None means 10 l). If only the test with max_iter = 7 fails, count the "
+                "updates; if only the unnormalised test with eta = 0.3 fails, check where eta enters.")
+
+_SHARED_CODE_HINT = ("np.clip(values, low, high) clips a whole vector to the box at once; np.argmax returns the "
+                     "first index of the largest entry; keep the loop a `for` over range(max_iter) with a "
+                     "`break`.")
 
 
 nb05_exercise_6_no_bias = Exercise(
     "nb05_exercise_6_no_bias", "Exercise 6 (kernel adatron without bias, eq. 22)",
     adatron.adatron_no_bias, _cases, points=4,
     compare=allclose(rtol=1e-7, atol=1e-9),
-    hint="the gradient is g = 1 - y * (K @ (y * alpha)), i.e. 1 - (K o yy') alpha. "
-         + _SHARED_HINT)
+    hint="the gradient of f in eq. (22) is g = 1 - (K o yy') alpha, the elementwise product of K with yy' "
+         "times alpha. " + _SHARED_HINT,
+    code_hint="(K o yy') alpha equals y * (K @ (y * alpha)) without forming yy'. " + _SHARED_CODE_HINT)
 
 
 nb05_exercise_6_with_bias = Exercise(
     "nb05_exercise_6_with_bias", "Exercise 6 (kernel adatron with bias)",
     adatron.adatron_with_bias, _cases, points=3,
     compare=allclose(rtol=1e-7, atol=1e-9),
-    hint="z = K @ (y * alpha) + b, g = 1 - y * z; after setting alpha_i = beta_i update "
-         "b = b + y @ alpha / 4 with the NEW alpha; return (alpha, b). " + _SHARED_HINT)
+    hint="the result is a tuple (alpha, b). The predictions z = K(y o alpha) + b include the bias, and the "
+         "bias step b <- b + y'alpha / 4 (step 6) comes after alpha_i has changed, every iteration. "
+         + _SHARED_HINT,
+    code_hint="y @ alpha is y'alpha. " + _SHARED_CODE_HINT)
+
+
+def _cross_validate_C(K, y, Cs, folds):
+    """The reference for the cross-validation exercise: the kit's adatron with bias on every fold."""
+    accuracy = np.zeros(len(Cs))
+    hinge = np.zeros(len(Cs))
+    for position, C in enumerate(Cs):
+        for fit_rows, held_out in folds:
+            alpha, b = adatron.adatron_with_bias(K[np.ix_(fit_rows, fit_rows)], y[fit_rows], C)
+            decision = K[np.ix_(held_out, fit_rows)] @ (y[fit_rows] * alpha) + b
+            accuracy[position] += np.mean(np.where(decision >= 0, 1.0, -1.0) == y[held_out]) / len(folds)
+            hinge[position] += np.mean(np.maximum(0.0, 1.0 - y[held_out] * decision)) / len(folds)
+    return accuracy, hinge, float(Cs[int(np.argmin(hinge))])
+
+
+def _cv_cases():
+    rng = np.random.default_rng(16)
+    X = rng.standard_normal((30, 2))
+    y = np.where(X[:, 0] + 0.6 * rng.standard_normal(30) > 0, 1.0, -1.0)
+    K = rbf_kernel(X, L=1.0)
+    order = np.arange(30)
+    three_folds = [(np.setdiff1d(order, order[k::3]), order[k::3]) for k in range(3)]
+    texts_K = normalise(text.kmer_kernel(_ENGLISH + _FRENCH))
+    labels = np.array([-1.0] * 4 + [1.0] * 4)
+    pairs = np.arange(4)   # sentence k and its translation k + 4 are held out together
+    two_folds = [(np.r_[pairs[pairs % 2 != k], pairs[pairs % 2 != k] + 4], np.r_[pairs[pairs % 2 == k],
+                                                                                 pairs[pairs % 2 == k] + 4])
+                 for k in range(2)]
+    return [
+        Case("RBF kernel of 30 overlapping points, C in [0.1, 1, 10], 3 folds",
+             (K, y, np.array([0.1, 1.0, 10.0]), three_folds)),
+        Case("normalised 2-mer kernel of 4 English and 4 French sentences, C in [0.01, 1, 100], 2 folds "
+             "(translations held out together)", (texts_K, labels, np.array([0.01, 1.0, 100.0]), two_folds)),
+    ]
+
+
+def _diagnose_cv(expected, got):
+    problem = allclose(rtol=1e-6, atol=1e-9)(expected, got)
+    if problem is None or not (isinstance(got, tuple) and len(got) == 3):
+        return problem
+    parts = [allclose(rtol=1e-6, atol=1e-9)(want, have) for want, have in zip(expected, got)]
+    if parts[0] is None and parts[1] is None:
+        return problem + "\n  The scores are right: best_C must be the value of C (not its position) with the " \
+                         "smallest mean hinge loss, the first one if several tie."
+    if parts[0] is not None and parts[1] is None:
+        return problem + "\n  The hinge losses are right but the accuracies are not: a prediction is the sign of " \
+                         "f(x) = sum_i alpha_i y_i K(x_i, x) + b, counted as +1 when f(x) = 0."
+    return problem
+
+
+nb05_exercise_6_cv = Exercise(
+    "nb05_exercise_6_cv", "Exercise 6 (tune C by cross-validation with your adatron)",
+    _cross_validate_C, _cv_cases, points=2,
+    compare=_diagnose_cv,
+    hint="for every C and every fold: train your adatron_with_bias (eta = 1, tol and max_iter at their "
+         "defaults) on the fold's training rows only (K restricted to those rows AND columns), then score the "
+         "held-out rows, whose kernel values are with the training rows of the fold. Average each score over "
+         "the folds (each fold counts once). The hinge loss of a fold is the mean of max(0, 1 - y f(x)).",
+    code_hint="K[np.ix_(rows, columns)] cuts a block out of K; np.maximum(0.0, 1.0 - y * f) is the hinge of every "
+              "point at once; np.argmin gives the first position of the smallest value.")

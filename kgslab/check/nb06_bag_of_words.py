@@ -5,15 +5,38 @@ dictionaries, a loop over pairs) and ``bow_kernel_sparse(docs)`` (a sparse
 document x word count matrix C and K = C C').  Both must equal
 `kgslab.text.bag_of_words_kernel`: words are lower-cased maximal runs of
 letters (`kgslab.text.words`), not stemmed, stop words kept.
+
+Then the three experiments of Exercise 7, each a function the notebook runs on
+the corpus (references in `kgslab.text_study`):
+
+* ``kernel_timings(kernels, docs, sizes, repeat)``: checked with stand-in
+  "kernels" that sleep a known time, longer on their first call for each size,
+  and refuse anything but the first n documents, so that only a function that
+  times the right call and keeps the best of the repeats lands within the
+  tolerance of the reference's own measurement;
+* ``pair_group_means(K_first, K_second, language, article)``: small kernels on
+  a few "languages" and "articles" in a scrambled order;
+* ``pair_accuracy(K, language, article, first, second, adatron, C, n_folds)``:
+  noisy data, so the folds' accuracies differ, and a fixed stand-in adatron
+  whose bias matters.
 """
 
 from __future__ import annotations
 
-from .. import text
+import time
+from collections import Counter
+
+import numpy as np
+
+from .. import text, text_study
+from ..adatron import adatron_with_bias
 from .core import Case, Exercise, allclose
 
-__all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse"]
+__all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse", "nb06_exercise_7_timing",
+           "nb06_exercise_7_compare", "nb06_exercise_7_classify"]
 
+
+# ---- the two kernels -----------------------------------------------------------------------------
 
 def _cases():
     return [
@@ -32,20 +55,240 @@ def _cases():
     ]
 
 
+_close = allclose(rtol=1e-12, atol=0.0)
+
+
+def _compare_kernels(expected, got):
+    """Exact agreement; else name the quantity that is off when a common slip explains it."""
+    problem = _close(expected, got)
+    if problem is None or not isinstance(got, np.ndarray) or got.shape != expected.shape:
+        return problem
+    diagonal = np.diag(np.asarray(got, dtype=float))
+    if np.all(np.diag(expected) >= diagonal) and np.any(np.diag(expected) > diagonal) and \
+            np.allclose(got, got.T):
+        return (problem + "\n  Your diagonal is smaller than it should be: K[i, i] is the sum of the *squared* counts "
+                "of document i's words. Does a word that occurs several times count only once?")
+    if not np.allclose(got, np.asarray(got).T):
+        return problem + "\n  Your matrix is not symmetric, but K[i, j] and K[j, i] count the same shared words."
+    return problem
+
+
+_NAIVE_CODE = ("counts = [Counter(words(doc)) for doc in docs]; then for i and j >= i: "
+               "K[i, j] = K[j, i] = sum(n * counts[j].get(w, 0) for w, n in counts[i].items()). "
+               "Return a float array of shape (n, n).")
+
+_SPARSE_CODE = ("vocabulary.setdefault(word, len(vocabulary)) gives a word its column; collect rows and columns "
+                "per occurrence; C = scipy.sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), "
+                "shape=(n, len(vocabulary))); return (C @ C.T).toarray().")
+
+_KERNEL_HINT = ("K[i, j] is the sum, over the words the two documents share, of (#occ. in i) x (#occ. in j) "
+                "(section 4): compare one wrong entry with the two documents of that test. Take the words from "
+                "kgslab.text.words (lower-cased runs of letters), as the reference does.")
+
 nb06_exercise_7_naive = Exercise(
     "nb06_exercise_7_naive", "Exercise 7 (bag-of-words kernel, dictionary version)",
-    text.bag_of_words_kernel, _cases, points=3,
-    compare=allclose(rtol=1e-12, atol=0.0),
-    hint="count each document's words with collections.Counter(words(doc)); then "
-         "K[i, j] = sum over the words w of document i of count_i[w] * count_j.get(w, 0). "
-         "Return a float array of shape (n, n).")
+    text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels,
+    hint=_KERNEL_HINT, code_hint=_NAIVE_CODE)
 
 
 nb06_exercise_7_sparse = Exercise(
     "nb06_exercise_7_sparse", "Exercise 7 (bag-of-words kernel, sparse counts)",
-    text.bag_of_words_kernel, _cases, points=3,
-    compare=allclose(rtol=1e-12, atol=0.0),
-    hint="give every distinct word a column (a dict word -> column), collect one (row, "
-         "column) pair per word occurrence, build scipy.sparse.csr_matrix((ones, (rows, "
-         "columns)), shape=(n, n_words)) (repeated pairs add up), then "
-         "(C @ C.T).toarray(). Return a float array of shape (n, n).")
+    text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels,
+    hint=_KERNEL_HINT + " In the count matrix C, row d is document d and column w one dictionary word: "
+                        "C[d, w] must be the number of occurrences, so repeated (row, column) pairs have to add up.",
+    code_hint=_SPARSE_CODE)
+
+
+# ---- running times ---------------------------------------------------------------------------------
+
+_TIMING_DOCS = tuple(f"document number {k}" for k in range(30))
+
+
+class _SleepingKernel:
+    """A stand-in kernel function: sleeps `per_document` x n seconds on n documents, plus `first_extra` on the
+    first call for each n, and refuses anything but the first n documents of the case's list.
+
+    Equal to any stand-in with the same parameters (its call record is not part of its value), so the check's
+    changed-input test sees a fresh copy as unchanged.
+    """
+
+    def __init__(self, name, per_document, first_extra):
+        self.name, self.per_document, self.first_extra = name, per_document, first_extra
+        self.seen = set()
+
+    def __eq__(self, other):
+        return isinstance(other, _SleepingKernel) and \
+            (self.name, self.per_document, self.first_extra) == (other.name, other.per_document, other.first_extra)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<stand-in kernel {self.name}>"
+
+    def __call__(self, docs):
+        docs = list(docs)
+        if docs != list(_TIMING_DOCS[:len(docs)]):
+            raise ValueError(f"the stand-in kernel {self.name} expected the first n documents, docs[:n], "
+                             f"and got another list of {len(docs)}")
+        extra = 0.0 if len(docs) in self.seen else self.first_extra
+        self.seen.add(len(docs))
+        time.sleep(self.per_document * len(docs) + extra)
+        return np.eye(len(docs))
+
+
+_FIRST_EXTRA = 0.05
+
+
+def _timing_cases():
+    docs = list(_TIMING_DOCS)
+    slow, fast = _SleepingKernel("slow", 0.001, _FIRST_EXTRA), _SleepingKernel("fast", 0.00025, _FIRST_EXTRA)
+    return [
+        Case("two stand-in kernels that sleep 1 ms and 0.25 ms per document (50 ms more on their first call for "
+             "each n), sizes [5, 10, 30], repeat = 2", ([slow, fast], docs, [5, 10, 30], 2)),
+        Case("one stand-in kernel, sizes [20], repeat = 1 (the first call is the only one)",
+             ([_SleepingKernel("single", 0.001, _FIRST_EXTRA)], docs, [20], 1)),
+    ]
+
+
+def _compare_timings(expected, got):
+    """Within 12 ms + 25% of the reference's own measurement; the usual slips named."""
+    if isinstance(got, np.ndarray) and got.shape != expected.shape:
+        swapped = " (rows and columns swapped?)" if got.shape == expected.shape[::-1] else ""
+        return f"expected shape {expected.shape}, one row per kernel and one column per size, got {got.shape}{swapped}"
+    problem = allclose(rtol=1e9)(expected, got)      # the type, the shape and finite values only
+    if problem:
+        return problem
+    got = np.asarray(got, dtype=float)
+    off = np.abs(got - expected) > 0.012 + 0.25 * expected
+    if not np.any(off):
+        return None
+    k, s = np.argwhere(off)[0]
+    told = (f"values differ: entry [{k}, {s}] should be about {expected[k, s]:.3f} s (the reference's measurement "
+            f"on the same stand-in), got {got[k, s]:.3f} s.")
+    if np.all(got >= expected - 0.005) and np.any(got > expected + _FIRST_EXTRA / 3):
+        return (told + "\n  Your times are too long: the result is the *best* of the repeated runs, the one least "
+                "disturbed by the machine (here the first run of each size is the slow one). A total or a mean "
+                "of the runs is too long; so is a time that includes more than the one kernel call.")
+    if np.any(got < expected - 0.005):
+        return (told + "\n  Your times are too short: does the clock start right before the kernel call and stop "
+                "right after it, on the first n documents, for each kernel and each n?")
+    return told
+
+
+nb06_exercise_7_timing = Exercise(
+    "nb06_exercise_7_timing", "Exercise 7 (running times of the kernels)",
+    text_study.kernel_timings, _timing_cases, points=2, compare=_compare_timings,
+    hint="Entry [k, s] is the running time of one call kernels[k](docs[:sizes[s]]), the best of `repeat` such "
+         "runs: the clock (time.perf_counter) is read right before the call and right after it.",
+    code_hint="seconds = np.full((len(kernels), len(sizes)), np.inf); for each k, s and repeat: "
+              "tic = time.perf_counter(); kernels[k](docs[:n]); "
+              "seconds[k, s] = min(seconds[k, s], time.perf_counter() - tic).")
+
+
+# ---- comparing two kernels by kinds of pairs -----------------------------------------------------
+
+def _gram(rng, n, d=6):
+    counts = rng.poisson(1.5, size=(n, d)).astype(float)
+    counts[:, 0] += 1.0                     # no document without a word
+    return counts @ counts.T
+
+
+def _compare_cases():
+    rng = np.random.default_rng(61)
+    two_languages = np.repeat(["en", "fr"], 4)
+    two_articles = np.tile([1, 2, 3, 4], 2)
+    order = rng.permutation(9)
+    three_languages = np.repeat(["en", "de", "it"], 3)[order]
+    three_articles = np.tile([7, 8, 9], 3)[order]
+    K = _gram(rng, 9)
+    scale = np.diag(rng.uniform(0.5, 3.0, 9))
+    return [
+        Case("8 documents: 2 languages x 4 articles", (_gram(rng, 8), _gram(rng, 8), two_languages, two_articles)),
+        Case("9 documents: 3 languages x 3 articles, in a scrambled order",
+             (K, _gram(rng, 9), three_languages, three_articles)),
+        Case("the second kernel is the first with every document rescaled (the same after normalising)",
+             (K, scale @ K @ scale, three_languages, three_articles)),
+    ]
+
+
+def _compare_means(expected, got):
+    problem = allclose(rtol=1e-9, atol=1e-12)(expected, got)
+    if problem and isinstance(got, np.ndarray) and got.shape == expected.shape:
+        return (problem + "\n  Rows: same language, different languages (translations excluded), translations; "
+                "columns: K_first, K_second. Each entry is a mean of *normalised* values (eq. 19) over the pairs "
+                "i < j of that kind: not the diagonal, and each pair once.")
+    return problem
+
+
+nb06_exercise_7_compare = Exercise(
+    "nb06_exercise_7_compare", "Exercise 7 (your kernel against K_bow, by kind of pair)",
+    text_study.pair_group_means, _compare_cases, points=2, compare=_compare_means,
+    hint="Normalise both kernels first (eq. 19). A pair i < j is a translation when the article is the same and "
+         "the language differs; 'different languages' are the other pairs whose languages differ.",
+    code_hint="upper_i, upper_j = np.triu_indices(n, k=1); same = language[upper_i] == language[upper_j]; "
+              "translation = (article[upper_i] == article[upper_j]) & ~same; then for each normalised kernel "
+              "values = Kn[upper_i, upper_j] and the means of values[same], values[~same & ~translation], "
+              "values[translation].")
+
+
+# ---- classifying pairs of languages ----------------------------------------------------------------
+
+class _FixedRule:
+    """A stand-in adatron: alpha_i = C for every training point and a bias b = `bias` (no training at all)."""
+
+    def __init__(self, bias):
+        self.bias = bias
+
+    def __eq__(self, other):
+        return isinstance(other, _FixedRule) and other.bias == self.bias
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<stand-in adatron: alpha = C, b = {self.bias}>"
+
+    def __call__(self, K, y, C):
+        return np.full(len(y), float(C)), self.bias
+
+
+def _classify_cases():
+    rng = np.random.default_rng(62)
+    language = np.repeat(["english", "french", "german"], 10)
+    article = np.tile(np.arange(1, 11), 3)
+    centres = {"english": [1.0, 0.0], "french": [0.0, 1.0], "german": [-1.0, 0.0]}
+    X = np.array([centres[lang] for lang in language]) + 0.9 * rng.standard_normal((30, 2))
+    K = X @ X.T + 1.0
+    return [
+        Case("30 noisy points, 3 languages x 10 articles; french (-1) against german (+1), the kit's adatron, "
+             "C = 1, 5 folds", (K, language, article, "french", "german", adatron_with_bias, 1.0, 5)),
+        Case("the same points, english (-1) against french (+1), C = 0.1, 2 folds",
+             (K, language, article, "english", "french", adatron_with_bias, 0.1, 2)),
+        Case("a stand-in adatron returning alpha = C and b = -0.5: german (-1) against english (+1), 5 folds",
+             (K, language, article, "german", "english", _FixedRule(-0.5), 0.2, 5)),
+    ]
+
+
+def _compare_accuracies(expected, got):
+    problem = allclose(rtol=1e-9, atol=1e-12)(expected, got)
+    if problem and isinstance(got, np.ndarray) and got.shape == expected.shape:
+        if np.allclose(np.sort(got), np.sort(expected)):
+            return problem + "\n  The same accuracies in another order: keep the folds in GroupKFold's order."
+        if np.allclose(got, 1.0 - expected):
+            return problem + ("\n  Your accuracies are one minus the right ones: are the labels the right way "
+                              "round (`first` is -1, `second` is +1)?")
+        return (problem + "\n  On each fold the adatron is trained on the training documents' kernel block; a test "
+                "document's decision value uses its kernel values with the *training* documents, their alpha_i "
+                "y_i, and the bias b (eq. 6 plus b).")
+    return problem
+
+
+nb06_exercise_7_classify = Exercise(
+    "nb06_exercise_7_classify", "Exercise 7 (the adatron on a pair of languages)",
+    text_study.pair_accuracy, _classify_cases, points=3, compare=_compare_accuracies,
+    hint="Keep only the documents of the two languages (labels: first -1, second +1), split them with "
+         "GroupKFold(n_splits=n_folds) grouped by article, train on the training block of K and classify each "
+         "test document by the sign of its decision value f(x) = sum_i alpha_i y_i K(x_i, x) + b.",
+    code_hint="index = np.flatnonzero((language == first) | (language == second)); "
+              "for train, test in GroupKFold(n_splits=n_folds).split(Kp, labels, groups=article[index]): "
+              "alpha, b = adatron(Kp[np.ix_(train, train)], labels[train], C); "
+              "decision = Kp[np.ix_(test, train)] @ (alpha * labels[train]) + b.")

@@ -70,37 +70,44 @@ def _novikoff(K, y, a):
 
 
 nb07_exercise_5a = Exercise(
-    "nb07_exercise_5a", "Question 5(a) (the perceptron and its update counts)",
+    "nb07_exercise_5a", "Question 5(a) (the perceptron and its alpha)",
     _perceptron, _primal_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
-    hint="start from w = 0 and alpha = 0; in each epoch visit i = 0 .. m-1 in order and, "
-         "when y[i] * (w @ X[i]) <= 0 (note: <= so that w = 0 counts as a mistake), add "
-         "y[i] * X[i] to w and 1 to alpha[i]; stop after an epoch without a mistake or "
-         "after max_epochs epochs. Return (w, alpha).")
+    hint="Compare with your answer to (a): w starts at 0 and changes only in the update step, so alpha has to "
+         "change exactly when w does, for the expansion of w in (a) to hold after every step. The test is the "
+         "question's: a point with y_i <w, x_i> exactly 0 (as every point is while w = 0) is a mistake. "
+         "Also check the stopping rule: one epoch is one visit to every example.",
+    code_hint="w, alpha = np.zeros(d), np.zeros(m); for each epoch, for i in range(m): if y[i] * (w @ X[i]) <= 0: "
+              "w = w + y[i] * X[i]; alpha[i] += 1; count the mistakes and break after an epoch without one.")
 
 
 nb07_exercise_5b = Exercise(
     "nb07_exercise_5b", "Question 5(b) (the kernel perceptron)",
     _perceptron_alpha, _kernel_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
-    hint="the same loop as in (a), with <w, x_i> replaced by sum_j alpha[j] y[j] K[j, i], "
-         "i.e. (K @ (alpha * y))[i]; an update is alpha[i] += 1. Visit the examples in "
-         "order, stop after a clean epoch or after max_epochs. Return alpha.")
+    hint="Your answer to (b): the mistake test on example j needs only the coefficients of (a), the labels and "
+         "the kernel values between x_j and the training points, and an update of w changes one coefficient. "
+         "On the linear kernel your kernel_perceptron must make exactly the updates of your perceptron.",
+    code_hint="alpha = np.zeros(m); in each epoch, for j in range(m): if y[j] * (K[j] @ (alpha * y)) <= 0: "
+              "alpha[j] += 1 (and count a mistake); stop after a clean epoch or after max_epochs.")
 
 
 nb07_exercise_5c = Exercise(
     "nb07_exercise_5c", "Question 5(c) (solve K~ alpha = y)",
     reference.separating_alpha, _modified_cases, points=2,
     compare=allclose(rtol=1e-7, atol=1e-9),
-    hint="K~ = K + a * np.eye(m); solve K~ alpha = y with np.linalg.solve "
-         "(or scipy.linalg.cho_solve: K~ is positive definite).")
+    hint="Which matrix is K~? Write out its entry (i, j), kappa~(x_i, x_j), for i = j and for i != j, with the "
+         "training points distinct; then solve K~ alpha = y for alpha.",
+    code_hint="np.linalg.solve(K + a * np.eye(len(y)), y) (or scipy.linalg.cho_solve: K~ is positive definite).")
 
 
 nb07_exercise_5d = Exercise(
-    "nb07_exercise_5d", "Question 5(d) (functional margin and Novikoff's bound)",
+    "nb07_exercise_5d", "Question 5(d) (the functional margin and the bound)",
     _novikoff, _modified_cases, points=3,
     compare=allclose(rtol=1e-7, atol=1e-9),
-    hint="with alpha from (c): the functional margin is min_j y_j (K~ alpha)_j, "
-         "||w||^2 = alpha @ K~ @ alpha, R^2 = max_i K~_ii (1 + a for a normalised K), "
-         "and the bound is R^2 / gamma^2 with gamma = margin / ||w||. "
-         "Return the four numbers as a tuple.")
+    hint="All four numbers concern the weight vector of (c), built from your separating_alpha, and every inner "
+         "product of mapped training points is an entry of K~. The bound of (d) is Novikoff's theorem: (R / gamma)^2, with gamma the "
+         "margin of the unit vector w / ||w||.",
+    code_hint="K_tilde = K + a * np.eye(m); alpha = separating_alpha(K, y, a); margin = min(y * (K_tilde @ alpha)); "
+              "norm_w_squared = alpha @ K_tilde @ alpha; radius_squared = max(diag(K_tilde)); "
+              "bound = radius_squared * norm_w_squared / margin**2.")

@@ -1,0 +1,75 @@
+"""The cross-validation exercise of notebook 05 (Exercise 6: tune C with the student's own adatron).
+
+The student's `cross_validate_C` calls the student's `adatron_with_bias` (here the handout's algorithm
+written literally, as in test_adatron_checks); a correct loop passes, and the usual slips of a hand-written
+cross-validation are refused: fitting on every row, forgetting b, the hinge without its max, the position
+of the best C instead of its value, an endless loop.
+"""
+
+import numpy as np
+import pytest
+
+from kgslab import check
+from kgslab.adatron import KernelAdatron
+from kgslab.check import nb05_adatron
+
+from test_adatron_checks import with_bias as adatron_with_bias
+
+
+def cross_validate_C(K, y, Cs, folds, fit_on_all=False, with_b=True, hinge_max=True, return_position=False):
+    accuracy, hinge = np.zeros(len(Cs)), np.zeros(len(Cs))
+    for k, C in enumerate(Cs):
+        for fit_rows, held_out in folds:
+            if fit_on_all:
+                fit_rows = np.arange(len(y))
+            alpha, b = adatron_with_bias(K[np.ix_(fit_rows, fit_rows)], y[fit_rows], C)
+            f = K[np.ix_(held_out, fit_rows)] @ (y[fit_rows] * alpha) + (b if with_b else 0.0)
+            accuracy[k] += np.mean(np.where(f >= 0, 1.0, -1.0) == y[held_out]) / len(folds)
+            losses = 1.0 - y[held_out] * f
+            hinge[k] += np.mean(np.maximum(0.0, losses) if hinge_max else losses) / len(folds)
+    best = np.argmin(hinge)
+    return accuracy, hinge, (best if return_position else Cs[best])
+
+
+def test_a_literal_cross_validation_passes(capsys):
+    assert check.nb05_exercise_6_cv(cross_validate_C) is cross_validate_C
+    assert "✔" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("slip", ["fit_on_all", "with_b", "hinge_max", "return_position"])
+def test_cross_validation_slips_are_caught(slip, capsys):
+    def wrong(K, y, Cs, folds):
+        return cross_validate_C(K, y, Cs, folds, **{slip: slip in ("fit_on_all", "return_position")})
+    assert check.nb05_exercise_6_cv(wrong) is not wrong
+    assert "✘" in capsys.readouterr().out
+
+
+def test_an_endless_cross_validation_ends_in_a_verdict(capsys, monkeypatch):
+    monkeypatch.setattr("kgslab.check.core.TIME_LIMIT", 0.5)
+
+    def endless(K, y, Cs, folds):
+        while True:
+            cross_validate_C(K, y, Cs[:1], folds[:1])
+
+    assert check.nb05_exercise_6_cv(endless) is not endless
+    assert "time limit" in capsys.readouterr().out
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")   # C = 0.01 runs to max_iter
+def test_the_reference_agrees_with_scikit_learn_on_the_same_folds():
+    """An independent peer: GridSearchCV over the kit's KernelAdatron, accuracy and hinge loss on the same folds."""
+    from sklearn.metrics import hinge_loss, make_scorer
+    from sklearn.model_selection import GridSearchCV
+
+    for case in nb05_adatron._cv_cases():
+        K, y, Cs, folds = case.args
+        accuracy, hinge, best_C = nb05_adatron._cross_validate_C(K, y, Cs, folds)
+        search = GridSearchCV(KernelAdatron(kernel="precomputed"), {"C": Cs}, cv=folds, refit=False,
+                              scoring={"accuracy": "accuracy", "hinge": make_scorer(
+                                  hinge_loss, greater_is_better=False, response_method="decision_function")})
+        search.fit(K, y)
+        np.testing.assert_allclose(accuracy, search.cv_results_["mean_test_accuracy"], atol=1e-12)
+        np.testing.assert_allclose(hinge, -search.cv_results_["mean_test_hinge"], rtol=1e-9)
+        assert best_C == Cs[np.argmin(hinge)]
+        # and the cases are not degenerate: the scores move with C
+        assert np.ptp(hinge) > 0.01
