@@ -1093,6 +1093,32 @@ register("kgslab.regression.cv_error", cv_problem(),
          {"X": "matrix", "y": "vector", "L": "positive", "gamma": "nonneg", "n_folds": "count",
           "random_state": "seed"}, skip_bad={"X": {"3-d"}})
 
+# ---- the coursework's experiments (issue 16, notebooks 01-03) ---------------------------------------------
+
+_gamma_grid = st.lists(nonneg, min_size=1, max_size=3).map(np.array)
+_GRID_SKIP = {"one entry short", "2-d"}
+register("kgslab.papers.coursework.noise_study",
+         st.fixed_dictionaries({"gammas": _gamma_grid, "n_train": st.integers(5, 15), "n_draws": st.integers(1, 2),
+                                "seed": st.integers(0, 100), "noise_levels": st.just(np.array([0.5, 1.0]))}),
+         {"gammas": "vector", "n_train": "count", "n_draws": "count", "seed": "seed", "noise_levels": "vector"},
+         skip_bad={"gammas": _GRID_SKIP, "noise_levels": _GRID_SKIP}, max_examples=3)
+register("kgslab.papers.coursework.linear_regression_table",
+         st.builds(lambda p, g: {**p, "gammas": g}, linear_fit_problem(), _gamma_grid).map(
+             lambda p: {k: v for k, v in p.items() if k != "gamma"}),
+         {"X_train": "matrix", "y_train": "vector", "X_test": "matrix", "y_test": "vector", "gammas": "vector"},
+         skip_bad={"gammas": _GRID_SKIP})
+register("kgslab.papers.coursework.tune_gamma",
+         st.builds(lambda p, g: {**{k: v for k, v in p.items() if k != "gamma"}, "gammas": g}, cv_problem(),
+                   _gamma_grid),
+         {"X": "matrix", "y": "vector", "L": "positive", "gammas": "vector", "n_folds": "count",
+          "random_state": "seed"}, skip_bad={"X": {"3-d"}, "gammas": _GRID_SKIP})
+register("kgslab.papers.coursework.tune_width_and_gamma",
+         st.builds(lambda p, g, w: {**{k: v for k, v in p.items() if k not in ("gamma", "L")}, "gammas": g,
+                                    "widths": w}, cv_problem(), _gamma_grid,
+                   st.lists(positive, min_size=1, max_size=2).map(np.array)),
+         {"X": "matrix", "y": "vector", "widths": "vector", "gammas": "vector", "n_folds": "count",
+          "random_state": "seed"}, skip_bad={"X": {"3-d"}, "gammas": _GRID_SKIP, "widths": _GRID_SKIP})
+
 # ---- the checks: a verdict is never won by bad work -----------------------------------------------------
 # A check never raises on the student's function: it prints a verdict and falls back to the reference.  The
 # harness turns "not passed" into a ValueError naming `student`, so the bad-input property reads: every bad
