@@ -36,7 +36,9 @@ def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) 
         raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
     refuse_non_real(raw, name)
     try:
-        array = raw.astype(float)
+        # C order whatever came (a DataFrame's values are Fortran-ordered): LAPACK's rounding depends on the
+        # layout, and a chaotic sampler (the billiard) turns that into a different answer for the same numbers.
+        array = raw.astype(float, order="C")
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
     if ndim is not None:

@@ -339,3 +339,20 @@ def test_gibbs_step_when_its_generator_redraws_the_current_point():
     step = gibbs_step(np.eye(3), np.array([-1.0, -1.0, 1.0]), coords, 0.125, 0)
     assert np.all(np.isfinite(step["boundaries"])) and abs(step["direction"] @ coords) < 1e-12
     assert np.linalg.norm(step["coords"]) == pytest.approx(1.0)
+
+
+def test_the_billiard_gives_the_same_answer_for_a_kernel_in_any_memory_layout():
+    """The deep fuzz found billiard_run answering differently for K as a DataFrame (Fortran-ordered values):
+    LAPACK's rounding depends on the layout and the billiard is chaotic (4 seeds in 30 differed)."""
+    import pandas as pd
+
+    from kgslab.billiard import billiard_run
+    K = np.array([[14.0, 0, 6, 0, 3, 0], [0, 10, 0, 0, 0, 0], [6, 0, 6, 0, 2, 0], [0, 0, 0, 1, 0, 0],
+                  [3, 0, 2, 0, 2, 0], [0, 0, 0, 0, 0, 1]])
+    y = np.array([-1.0, -1, 1, -1, -1, -1])
+    K_test = np.array([[0.0, -3, -1, 0, 0, 0], [1.0, 0, 0, 0, 2, 0]])
+    for seed in range(30):
+        runs = [billiard_run(kernel, y, K_test, 8, n_chains=1, burn_in=0, random_state=seed)
+                for kernel in (K, pd.DataFrame(K), np.asfortranarray(K))]
+        for run in runs[1:]:
+            np.testing.assert_array_equal(run.p_plus, runs[0].p_plus)
