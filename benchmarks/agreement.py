@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import warnings
 
@@ -44,13 +45,16 @@ def billiard_rows():
         X, y = loader()
         X_train, X_test, y_train, y_test = data.random_split(X, y, 0.6, random_state=0)
         K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
-        runs = []
+        runs, bounces, converged = [], [], []
         for seed in (1, 2):
             started = time.perf_counter()
             model = BayesianTransduction(random_state=seed).fit(K, y_train)
             p_plus = model.predict_proba(K_test)[:, 1]
             runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started))
+            bounces.append(int(model._last.run.n_bounces))   # per trajectory, as the "auto" run stopped
+            converged.append(bool(model._last.run.converged))
         rows.append(_compare(f"billiard, {name} (sigma = {sigma:g}), one 60:40 split", runs, y_test))
+        rows[-1]["bounces_per_trajectory"], rows[-1]["converged"] = bounces, converged
     return rows
 
 
@@ -72,10 +76,12 @@ def kgs_rows():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", help="also write the rows as JSON to this file")
+    parser.add_argument("--out", help="also write the rows as JSON to this file (rows of the other sampler "
+                                      "already in it are kept with --only)")
+    parser.add_argument("--only", choices=["billiard", "kgs"], help="run one sampler's rows only")
     args = parser.parse_args(argv)
     warnings.simplefilter("always")
-    rows = billiard_rows() + kgs_rows()
+    rows = (billiard_rows() if args.only != "kgs" else []) + (kgs_rows() if args.only != "billiard" else [])
     for row in rows:
         verdict = "meets" if row["labels_changed"] < 0.02 and row["mean_abs_p_difference"] < 0.03 else "MISSES"
         print(f"{row['problem']}: labels changed {row['labels_changed']:.1%}, mean |dp| "
@@ -83,8 +89,17 @@ def main(argv=None):
               f"{row['max_rhat']:.4f}, max MC error {row['max_mc_error']:.4f}, {row['seconds_per_run']:.1f} s a run "
               f"-> {verdict} the target (< 2% labels, mean |dp| < 0.03)")
     if args.out:
+        command = f"python benchmarks/agreement.py{' --only ' + args.only if args.only else ''} --out {args.out}"
+        for row in rows:
+            row["command"] = command
+        if args.only and os.path.exists(args.out):
+            with open(args.out) as handle:
+                kept = [row for row in json.load(handle)["rows"] if not row["problem"].startswith(args.only)
+                        and not (args.only == "kgs" and row["problem"].startswith("KGS"))]
+            rows = kept + rows if args.only == "kgs" else rows + kept
         with open(args.out, "w") as handle:
-            json.dump({"command": "python benchmarks/agreement.py --out " + args.out, "rows": rows}, handle, indent=1)
+            json.dump({"command": "python benchmarks/agreement.py --out " + args.out + " (each row: its own command)",
+                       "rows": rows}, handle, indent=1)
     return 0
 
 

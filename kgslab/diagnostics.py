@@ -205,16 +205,21 @@ class Convergence(NamedTuple):
                             # more than target_error away from 0 and 1
 
 
-def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01) -> Convergence:
-    """R-hat, ESS and MCSE of draws (n_chains, n_draws, k) of probabilities, and whether they meet the targets."""
+def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01, settled=None) -> Convergence:
+    """R-hat, ESS and MCSE of draws (n_chains, n_draws, k) of probabilities, and whether they meet the targets.
+
+    `settled` (default target_error): a probability within this distance of 0 or 1 is settled for what the
+    kit reports (label and confidence to +-target_error); its rank-based R-hat, computed from a few rare
+    draws below 1 (or above 0) among ties, is reported but does not hold up the run.
+    """
     draws = _as_chains(draws, "draws")
     target_error, target_rhat = _check_stopping(target_error, target_rhat)
+    if settled is not None:
+        settled = as_scalar(settled, "settled", low=0.0, high=0.5)
     r_hat, effective, error = (np.atleast_1d(f(draws)) for f in (rhat, ess, mcse))
-    # A probability within target_error of 0 or 1 is settled for what the kit reports (label and confidence
-    # to +-target_error); its rank-based R-hat, computed from a few rare non-zero draws among ties, is
-    # reported but does not hold up the run.
+    settled = target_error if settled is None else settled
     mean = draws.mean(axis=(0, 1))
-    open_ = (mean > target_error) & (mean < 1 - target_error)
+    open_ = (mean > settled) & (mean < 1 - settled)
     converged = bool(np.all(error < target_error) and np.all(r_hat[open_] < target_rhat))
     return Convergence(rhat=r_hat, ess=effective, mc_error=error, n_draws=draws.shape[1], converged=converged)
 
@@ -233,7 +238,7 @@ def _check_stopping(target_error, target_rhat):
 
 
 def run_until_converged(extend, *, first: int, max_draws: int, target_error: float = 0.01,
-                        target_rhat: float = 1.01, what: str = "the sampler") -> Convergence:
+                        target_rhat: float = 1.01, what: str = "the sampler", settled=None) -> Convergence:
     """Call extend(n) (n more draws per chain; returns all draws so far, (n_chains, n_draws, k)) until converged.
 
     Starts with `first` draws per chain and grows the run by half each round, so the diagnostics cost little
@@ -249,7 +254,7 @@ def run_until_converged(extend, *, first: int, max_draws: int, target_error: flo
     draws = extend(first)
     total = first
     while True:
-        result = summarise(draws, target_error, target_rhat)
+        result = summarise(draws, target_error, target_rhat, settled)
         if result.converged:
             return result
         if total >= max_draws:

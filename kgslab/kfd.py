@@ -85,10 +85,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 from scipy.special import expit, logsumexp
-from threadpoolctl import threadpool_limits
 from sklearn.base import _fit_context
 from sklearn.utils.validation import check_is_fitted
 
+from ._blas import blas_threads
 from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
 from ._validation import (as_bool, as_float_array, as_generator, as_matrix, as_positive_int, as_scalar, as_vector,
                           binary_classes, check_random_state_kind)
@@ -429,7 +429,12 @@ class _FisherFit:
 
 
 def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, tol):
-    """EM for the shared-covariance model in the span of the basis (the paper's section 4)."""
+    """EM for the shared-covariance model in the span of the basis (the paper's section 4).
+
+    Its matrices are b x b (b = n_basis, about 200): callers run it under `blas_threads()` (one thread;
+    measured on the kit's 2-core machine under load: Cholesky of a 200 x 200 matrix 0.8 ms on one
+    thread, 120 ms on two).
+    """
     rates = np.array(initial_flip_rates, dtype=float)
     frozen = rates == 0
     observed_priors = np.bincount(y_index, minlength=2) / len(y_index)
@@ -456,12 +461,6 @@ def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, 
     if np.all(frozen):
         posterior = np.eye(2)[y_index]
     return _FisherFit(alpha, means_1d, variance, rates, observed_priors, posterior, history, n_iter)
-
-
-# _ONE_BLAS_THREAD: the EM loop runs BLAS on one thread.  Its matrices are b x b
-# (b = n_basis, about 200), too small for threads to help, and on a busy machine
-# threads waiting for one another cost a hundredfold (measured on the kit's 2-core
-# machine under load: Cholesky of a 200 x 200 matrix 0.8 ms on one thread, 120 ms on two).
 
 
 class _FisherDiscriminantBase(KernelClassifier):
@@ -565,7 +564,7 @@ class KFD(_FisherDiscriminantBase):
     def fit(self, X, y):
         mu, n_basis = self._check_fisher_params()
         K_basis, self._y_index = self._basis_inputs(X, y, n_basis)
-        with threadpool_limits(1, user_api="blas"):   # see _ONE_BLAS_THREAD
+        with blas_threads():   # b x b matrices: one thread (kgslab._blas says why)
             fit = _fit_label_noise_fisher(K_basis, self._y_index, (0.0, 0.0), mu, max_iter=1, tol=0.0)
         return self._store(fit)
 
@@ -607,7 +606,7 @@ class LabelNoiseKFD(_FisherDiscriminantBase):
         if np.any(rates >= 1):
             raise ValueError(f"initial_flip_rates must be < 1, got {rates.tolist()}")
         K_basis, self._y_index = self._basis_inputs(X, y, n_basis)
-        with threadpool_limits(1, user_api="blas"):   # see _ONE_BLAS_THREAD
+        with blas_threads():   # b x b matrices: one thread (kgslab._blas says why)
             fit = _fit_label_noise_fisher(K_basis, self._y_index, rates, mu, max_iter, tol)
         self.n_iter_ = fit.n_iter
         return self._store(fit)

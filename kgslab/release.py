@@ -175,7 +175,7 @@ OLD_CHECK_NAMES = {
     "exercise_9_flight_times": "nb09_exercise_1", "exercise_9_bounce": "nb09_exercise_2",
     "exercise_9_hoeffding": "nb09_exercise_3", "exercise_9_rejection": "nb09_exercise_4",
     "exercise_10_1": "nb10_exercise_1", "exercise_10_2": "nb10_exercise_2", "exercise_10_3": "nb10_exercise_3",
-    "exercise_10_4": "nb10_exercise_4",
+    "exercise_10_4": "nb10_exercise_5",
 }
 _CHECK_CELL = re.compile(r"^\s*(\w+)\s*=\s*check\.(\w+)\(\s*(\w+)\s*\)\s*$")
 _OLD_CALL = re.compile(r"\bcheck\.(\w+)\(")

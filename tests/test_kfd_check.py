@@ -50,7 +50,7 @@ def test_independent_solutions_pass(capsys):
     assert check.nb10_exercise_1(convert) is convert
     assert check.nb10_exercise_2(brute_e_step) is brute_e_step
     assert check.nb10_exercise_3(loop_m_step) is loop_m_step
-    assert check.nb10_exercise_4(explicit_fisher) is explicit_fisher
+    assert check.nb10_exercise_5(explicit_fisher) is explicit_fisher
     assert capsys.readouterr().out.count("correct on all") == 4
 
 
@@ -58,7 +58,7 @@ def test_blank_exercises_fall_back(capsys):
     def blank(*args):
         raise NotImplementedError()
     assert check.nb10_exercise_2(blank).__wrapped__ is kfd.e_step
-    assert check.nb10_exercise_4(blank).__wrapped__ is kfd.fisher_direction
+    assert check.nb10_exercise_5(blank).__wrapped__ is kfd.fisher_direction
     assert "not attempted yet" in capsys.readouterr().out
 
 
@@ -74,3 +74,159 @@ def test_near_misses_are_caught(capsys):
     assert check.nb10_exercise_2(swapped_table).__wrapped__ is kfd.e_step
     assert check.nb10_exercise_1(lambda e, p: convert(e[::-1], p)).__wrapped__ is kfd.flip_rates_from_noise_rates
     assert capsys.readouterr().out.count("✘") == 3
+
+
+# ---- Exercise 10.4 (the EM loop) and the hint tiers: attempts to fool the checks -------------------
+
+from scipy.special import logsumexp  # noqa: E402
+from scipy.stats import multivariate_normal  # noqa: E402
+
+from kgslab.check import core  # noqa: E402
+from kgslab.check import nb10_kfd  # noqa: E402
+
+
+def independent_em(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+    """EM written from the equations with this file's brute-force steps (not the kit's)."""
+    rates = np.asarray(initial_flip_rates, float)
+    means, covariances, _ = loop_m_step(X, np.eye(2)[y_index], y_index, shared_covariance)
+    history = []
+    for _ in range(max_iter):
+        log_density = np.column_stack([multivariate_normal.logpdf(X, means[c], covariances[c]) for c in (0, 1)])
+        prior = np.where(np.arange(2)[None, :] == y_index[:, None], 1 - rates[y_index][:, None], rates[y_index][:, None])
+        with np.errstate(divide="ignore"):
+            joint = log_density + np.log(prior)
+        posterior = np.exp(joint - logsumexp(joint, axis=1)[:, None])
+        history.append(float(logsumexp(joint, axis=1).sum()))
+        if len(history) > 1 and history[-1] - history[-2] < tol:
+            break
+        means, covariances, rates = loop_m_step(X, posterior, y_index, shared_covariance)
+    return means, covariances, rates, posterior, np.array(history)
+
+
+def test_exercise_4_passes_an_independent_em_and_falls_back_on_blank(capsys):
+    assert check.nb10_exercise_4(independent_em) is independent_em
+    assert "correct on all 3 tests" in capsys.readouterr().out
+
+    def blank(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        raise NotImplementedError()
+    fallback = check.nb10_exercise_4(blank)
+    assert "not attempted yet" in capsys.readouterr().out
+    # the fall-back runs the kit's EM in the notebook's form, and a re-run with it is not a pass
+    X, y, _ = kfd_toy(100)
+    got = fallback(X, (y == 2).astype(int), (0.3, 0.3))
+    assert len(got) == 5 and np.all(np.diff(got[4]) >= -1e-9)
+    check.nb10_exercise_4(fallback)
+    assert "still open" in capsys.readouterr().out
+
+
+def kfd_toy(n):
+    from kgslab import data
+    return data.kfd_toy_data(n, random_state=5)
+
+
+def wrong_ems():
+    def one_iteration(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        return independent_em(X, y_index, initial_flip_rates, shared_covariance, max_iter=2, tol=tol)
+
+    def fixed_start(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        return independent_em(X, y_index, (0.3, 0.3), shared_covariance, max_iter, tol)
+
+    def ignores_shared(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        return independent_em(X, y_index, initial_flip_rates, False, max_iter, tol)
+
+    def means_never_move(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        start = loop_m_step(X, np.eye(2)[y_index], y_index, shared_covariance)
+        means, covariances, rates, posterior, history = independent_em(X, y_index, initial_flip_rates,
+                                                                       shared_covariance, max_iter, tol)
+        return start[0], covariances, rates, posterior, history
+
+    def stale_history(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        means, covariances, rates, posterior, history = independent_em(X, y_index, initial_flip_rates,
+                                                                       shared_covariance, max_iter, tol)
+        return means, covariances, rates, posterior, history[::-1]          # decreasing log-likelihood
+
+    def no_history(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        return independent_em(X, y_index, initial_flip_rates, shared_covariance, max_iter, tol)[:4]
+
+    def centres_in_place(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        X -= X.mean(axis=0)                                                 # changes the caller's data
+        return independent_em(X, y_index, initial_flip_rates, shared_covariance, max_iter, tol)
+
+    return [one_iteration, fixed_start, ignores_shared, means_never_move, stale_history, no_history,
+            centres_in_place]
+
+
+def test_exercise_4_catches_wrong_em_loops(capsys):
+    for wrong in wrong_ems():
+        assert check.nb10_exercise_4(wrong).__wrapped__ is nb10_kfd._em_reference, wrong.__name__
+        out = capsys.readouterr().out
+        assert "✘" in out and "✔" not in out, (wrong.__name__, out)
+    check.nb10_exercise_4(wrong_ems()[4])
+    assert "went DOWN" in capsys.readouterr().out
+
+
+def test_exercise_4_ends_an_endless_loop(capsys, monkeypatch):
+    monkeypatch.setattr(core, "TIME_LIMIT", 0.5)
+
+    def endless(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+        while True:
+            pass
+    assert check.nb10_exercise_4(endless).__wrapped__ is nb10_kfd._em_reference
+    assert "time limit" in capsys.readouterr().out
+
+
+def test_a_failed_check_gives_the_conceptual_hint_not_the_code(capsys):
+    for exercise in (check.nb10_exercise_1, check.nb10_exercise_2, check.nb10_exercise_3, check.nb10_exercise_5,
+                     check.nb10_exercise_4):
+        assert exercise.hint and exercise.code_hint and exercise.hint != exercise.code_hint
+        # no code in the conceptual tier: no assignment, call or solver name that the code-level tier gives
+        for token in ("np.", "solve(", "logsumexp", "eye(", "[", ".mean(", ".sum("):
+            assert token not in exercise.hint, (exercise.key, token)
+
+    def wrong(*args, **kwargs):
+        return None
+    check.nb10_exercise_5(wrong)
+    out = capsys.readouterr().out
+    assert check.nb10_exercise_5.hint[:40] in out.replace("\n", " ")
+    assert "np.linalg.solve" not in out and 'check.hint("nb10_exercise_5")' in out
+
+
+def test_diagnoses_name_what_is_off(capsys):
+    def unbiased_covariance(X, posterior, y_index, shared_covariance=False):
+        means, covariances, rates = loop_m_step(X, posterior, y_index, shared_covariance)
+        return means, covariances * len(X) / (len(X) - 1), rates
+    check.nb10_exercise_3(unbiased_covariance)
+    assert "off by factors close to" in capsys.readouterr().out
+
+    check.nb10_exercise_5(lambda K, q, mu: 2.5 * explicit_fisher(K, q, mu))
+    assert "factor close to 2.5" in capsys.readouterr().out
+    check.nb10_exercise_5(lambda K, q, mu: -explicit_fisher(K, q, mu))
+    assert "wrong way" in capsys.readouterr().out
+
+    def reversed_rates(e, p):
+        observed, flip = convert(e, p)
+        return observed, flip[::-1]
+    check.nb10_exercise_1(reversed_rates)
+    assert "wrong order" in capsys.readouterr().out
+
+
+def test_toy_table_runs_the_em_it_is_given():
+    from kgslab.papers import kfd2001
+    truth, kit, _ = kfd2001.toy_table((200,), 3, random_state=1)
+    _, yours, _ = kfd2001.toy_table((200,), 3, random_state=1, em=independent_em)
+    assert np.allclose(kit[200], yours[200], atol=1e-3)
+
+    def biased(X, y_index, initial_flip_rates):
+        means, covariances, rates, posterior, history = independent_em(X, y_index, initial_flip_rates)
+        return means + 1.0, covariances, rates, posterior, history
+    _, shifted, _ = kfd2001.toy_table((200,), 3, random_state=1, em=biased)
+    assert np.allclose(shifted[200][:, :4], kit[200][:, :4] + 1.0, atol=1e-3)
+
+
+def test_toy_table_says_what_is_wrong_with_its_em():
+    import pytest
+    from kgslab.papers import kfd2001
+    with pytest.raises(TypeError, match="em must be a function"):
+        kfd2001.toy_table((200,), 1, random_state=1, em="run_em")
+    with pytest.raises(ValueError, match="em must return means"):
+        kfd2001.toy_table((200,), 1, random_state=1, em=lambda X, y, r: independent_em(X, y, r)[1:])

@@ -8,20 +8,27 @@
 
 from __future__ import annotations
 
+import json
+import warnings
+from pathlib import Path
+
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from .._blas import blas_threads
 from .._validation import (as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int, as_scalar,
                            as_vector, check_work_budget)
-
-MAX_SPLITS = 10_000   # the paper uses 100 random splits; far more would look like a hang
-from ..billiard import billiard_probabilities, transductive_confidence
+from ..billiard import (KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence,
+                        version_space_start)
 from ..data.uci import random_split
 from ..kernels import rbf_kernel
 
+MAX_SPLITS = 10_000   # the paper uses 100 random splits; far more would look like a hang
+
 __all__ = ["spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_curve", "compare_with_svm",
-           "match_theta_max", "figure2_curves"]
+           "match_theta_max", "figure2_curves", "bounce_study", "study_results", "study_curves", "error_at_rejection",
+           "paired_difference", "agreement", "write_figure2", "load_figure2"]
 
 
 # ---- exact volumes on the sphere in R^3 (the notebook's and the tests' reference) ------------------------
@@ -215,24 +222,32 @@ def match_theta_max(results) -> float:
     return float(np.quantile(results["svm_confidence"].ravel(), rate))
 
 
-def figure2_curves(results, n_thresholds: int = 41, theta_max=None):
+def figure2_curves(results, n_thresholds: int = 41, theta_max=None, curve=None, methods=None):
     """Mean error-rejection curves over the splits, with one standard error of each mean (Figure 2).
 
     theta runs over [0, 1] for the transduction and over [0, theta_max] for the SVM (default
-    `match_theta_max`).  Returns a dict with "theta", "theta_max" and, for "trans" and "svm", a dict of
+    `match_theta_max`).  `curve` is the function that turns one split's confidences into a curve (default
+    `error_rejection_curve`; the notebook passes the student's).  `methods` maps the method names present in
+    `results` (keys "<name>_confidence", "<name>_correct") to the top of their theta range (default: "trans"
+    to 1 and "svm" to theta_max).  Returns a dict with "theta", "theta_max" and, per method, a dict of
     rejection and error means and standard errors (NaN-aware: a split that rejects everything has no error).
     """
     theta = np.linspace(0.0, 1.0, as_positive_int(n_thresholds, "n_thresholds", minimum=2))
-    results = _as_results(results)
+    curve = error_rejection_curve if curve is None else curve
+    if not callable(curve):
+        raise TypeError(f"curve must be None or a function like error_rejection_curve, got {curve!r:.60}")
+    if methods is None:
+        results = _as_results(results)   # custom methods bring keys of their own
     if theta_max is None:
         theta_max = match_theta_max(results)
     theta_max = as_scalar(theta_max, "theta_max", low=0.0)
+    methods = {"trans": 1.0, "svm": theta_max} if methods is None else methods
     curves = {"theta": theta, "theta_max": theta_max}
-    for method, scale in (("trans", 1.0), ("svm", theta_max)):
-        per_split = [error_rejection_curve(confidence, correct, theta * scale)
+    for method, scale in methods.items():
+        per_split = [curve(confidence, correct, theta * scale)
                      for confidence, correct in zip(results[f"{method}_confidence"], results[f"{method}_correct"])]
-        rejection = np.array([curve[0] for curve in per_split])
-        error = np.array([curve[1] for curve in per_split])
+        rejection = np.array([np.asarray(one[0], dtype=float) for one in per_split])
+        error = np.array([np.asarray(one[1], dtype=float) for one in per_split])
         # a split that rejects every point has no error at that theta: average over the other splits
         finite = np.isfinite(error)
         counts = finite.sum(axis=0)
@@ -244,3 +259,203 @@ def figure2_curves(results, n_thresholds: int = 41, theta_max=None):
                           "rejection_sem": rejection.std(axis=0) / np.sqrt(len(rejection)),
                           "error": error_mean, "error_sem": error_sem}
     return curves
+
+
+# ---- Figure 2 revisited: p+ against bounces, and a comparison that separates classifier and confidence ----
+
+BOUNCE_LEVELS = (1000, 10_000)
+FIGURE2_COMMAND = "python -m kgslab.papers.bt1999 figure2"
+PAPER_SIGMA = {"thyroid": 3.0, "heart": 10.0}
+
+
+def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=2, auto=0,
+                 train_fraction=0.6, C=1e6, burn_in=100, random_state=None, progress=None):
+    """Figure 2's experiment with its Monte Carlo error in view, on random splits (features standardised).
+
+    Per split: the SVM with a bias (sklearn SVC, C large, as in `compare_with_svm`), the hard-margin
+    perceptron without a bias (the billiard's own start, `billiard.version_space_start`: the same function
+    class as the billiard), and `n_trajectories` independent billiard trajectories read after each number of
+    bounces in `levels` (the same trajectories, read again after more bounces; burn-in and refresh as in
+    `billiard.billiard_run`).  On the first `auto` splits, also the estimator's default run (`billiard_run`,
+    n_bounces="auto": 4 trajectories until every p+ has MC error < 0.01 and R-hat < 1.01, or the cap), with
+    its diagnostics.
+
+    Returns a dict of arrays: y_test (splits, m), svm_decision and svm0_decision (splits, m), p_plus
+    (levels, splits, trajectories, m) and, if auto > 0, auto_p_plus, auto_mc_error, auto_rhat (auto, m),
+    auto_n_bounces and auto_converged (auto,).
+    """
+    rng = as_generator(random_state)
+    levels = [as_positive_int(level, "levels", minimum=1) for level in levels]
+    if sorted(levels) != levels:
+        raise ValueError(f"levels must increase (they are read off the same trajectories), got {levels}")
+    n_trajectories = as_positive_int(n_trajectories, "n_trajectories")
+    keys = ["y_test", "svm_decision", "svm0_decision", "p_plus"]
+    keys += ["auto_p_plus", "auto_mc_error", "auto_rhat", "auto_n_bounces", "auto_converged"] if auto else []
+    study = {key: [] for key in keys}
+    with blas_threads():
+        for split in range(as_positive_int(n_splits, "n_splits")):
+            X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
+            K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
+            study["y_test"].append(y_test)
+            study["svm_decision"].append(SVC(kernel="precomputed", C=C).fit(K, y_train).decision_function(K_test))
+            start = version_space_start(K, y_train)
+            study["svm0_decision"].append(K_test @ start)
+            balls = [KernelBilliard(K, y_train, K_test, start=start, random_state=child)
+                     for child in rng.spawn(n_trajectories)]
+            for ball in balls:
+                ball.warm_up(burn_in, max(10, len(y_train)))
+            readings, done = [], 0
+            for level in levels:
+                for ball in balls:
+                    ball.run(level - done)
+                readings.append([ball.p_plus for ball in balls])
+                done = level
+            study["p_plus"].append(readings)
+            if split < auto:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)   # recorded in auto_converged
+                    run = billiard_run(K, y_train, K_test, "auto", burn_in=burn_in, start=start,
+                                       random_state=rng.spawn(1)[0])
+                for key, value in (("p_plus", run.p_plus), ("mc_error", run.mc_error), ("rhat", run.rhat),
+                                   ("n_bounces", run.n_bounces), ("converged", run.converged)):
+                    study[f"auto_{key}"].append(value)
+            if progress is not None:
+                progress(split + 1)
+    study = {key: np.array(value) for key, value in study.items()}
+    study["p_plus"] = study["p_plus"].transpose(1, 0, 2, 3)          # (levels, splits, trajectories, m)
+    study["levels"] = np.array(levels)
+    return study
+
+
+def study_results(study, method, level=None, trajectory=0):
+    """One method's confidences and correctness from `bounce_study`, as `figure2_curves` takes them.
+
+    method "svm" (|f(x)| of the SVM with bias), "svm0" (|f(x)| of the hard-margin perceptron without bias),
+    "trans" (c_trans and the label of eq. 6 from p+ after `level` bounces of one `trajectory`, or of the
+    "auto" run when level is "auto").  Returns {"<method>_confidence": ..., "<method>_correct": ...}.
+    """
+    y_test = study["y_test"]
+    if isinstance(level, str) and level == "auto":
+        y_test = y_test[:len(study["auto_p_plus"])]          # the "auto" run covers the first splits only
+    if method in ("svm", "svm0"):
+        y_test = study["y_test"]
+        decision = study[f"{method}_decision"]
+        return {f"{method}_confidence": np.abs(decision), f"{method}_correct": np.where(decision > 0, 1.0, -1.0) == y_test}
+    if method != "trans":
+        raise ValueError(f"method must be 'svm', 'svm0' or 'trans', got {method!r}")
+    if isinstance(level, str) and level == "auto":
+        p_plus = study["auto_p_plus"]
+    else:
+        p_plus = study["p_plus"][list(study["levels"]).index(level), :, trajectory]
+    return {"trans_confidence": transductive_confidence(p_plus),
+            "trans_correct": np.where(p_plus > 0.5, 1.0, -1.0) == y_test}
+
+
+def study_curves(study, curve=None, n_thresholds: int = 41, reference_level=None):
+    """Figure 2's lines from a `bounce_study`: {label: line of `figure2_curves`} and the SVMs' theta_max.
+
+    "trans <n>": transduction from trajectory 0 after n bounces; "trans auto": the "auto" run (on its
+    splits); "svm" and "svm0": the SVM with and without bias, thresholds up to the theta_max whose rejection
+    matches transduction's at theta = 1 after `reference_level` bounces (default: the largest level).
+    """
+    level = int(study["levels"][-1]) if reference_level is None else reference_level
+    reference = study_results(study, "trans", level)
+    lines, theta_max = {}, {}
+    for method in ("svm", "svm0"):
+        own = study_results(study, method)
+        theta_max[method] = match_theta_max({"trans_confidence": reference["trans_confidence"],
+                                             "svm_confidence": own[f"{method}_confidence"]})
+        lines[method] = figure2_curves(own, n_thresholds, theta_max[method], curve, {method: theta_max[method]})[method]
+    levels = [int(level) for level in study["levels"]] + (["auto"] if "auto_p_plus" in study else [])
+    for level in levels:
+        lines[f"trans {level}"] = figure2_curves(study_results(study, "trans", level), n_thresholds, 1.0, curve,
+                                                 {"trans": 1.0})["trans"]
+    return lines, theta_max
+
+
+def error_at_rejection(confidence, correct, rates):
+    """Error on the accepted points when the least confident fraction `rate` of each split is rejected.
+
+    confidence, correct: (splits, m).  Unlike a threshold, a rate rejects the same number of points for every
+    confidence measure, so two measures can be compared at equal rejection (paired, split by split).  Ties
+    are broken by the order of the test points (random, since the splits are).  Returns (splits, rates).
+    """
+    confidence = np.atleast_2d(np.asarray(confidence, dtype=float))
+    correct = np.atleast_2d(np.asarray(correct, dtype=bool))
+    rates = np.atleast_1d(np.asarray(rates, dtype=float))
+    if np.any((rates < 0) | (rates >= 1)):
+        raise ValueError(f"rates must lie in [0, 1), got {rates}")
+    m = confidence.shape[1]
+    order = np.argsort(confidence, axis=1, kind="stable")               # least confident first
+    wrong_sorted = ~np.take_along_axis(correct, order, axis=1)
+    kept = [m - int(round(rate * m)) for rate in rates]
+    return np.array([[row[m - k:].mean() for k in kept] for row in wrong_sorted])
+
+
+def paired_difference(first, second):
+    """Mean and standard error over the splits of first - second (arrays (splits, ...))."""
+    difference = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)
+    return difference.mean(axis=0), difference.std(axis=0, ddof=1) / np.sqrt(difference.shape[0])
+
+
+def agreement(p_first, p_second):
+    """Two independent estimates of p+ (arrays (..., m)): share of labels that differ, mean |p difference|."""
+    p_first, p_second = np.asarray(p_first, dtype=float), np.asarray(p_second, dtype=float)
+    return float(np.mean((p_first > 0.5) != (p_second > 0.5))), float(np.mean(np.abs(p_first - p_second)))
+
+
+# ---- the paper-sized run, committed to data/results/ ----------------------------------------------------
+
+def write_figure2(path, name, n_splits=100, auto=10, random_state=1999):
+    """`bounce_study` on data set `name` (thyroid or heart, the paper's sigma) with "auto" on the first
+    `auto` splits; a JSON file at `path`."""
+    from .. import data
+
+    X, y = {"thyroid": data.load_thyroid, "heart": data.load_heart}[name]()
+    study = bounce_study(X, y, PAPER_SIGMA[name], n_splits=n_splits, auto=auto, random_state=random_state,
+                         progress=lambda done: print(f"{name}: {done}/{n_splits} splits", flush=True))
+    payload = {"command": f"{FIGURE2_COMMAND} {name} --auto {auto}",
+               "what": "bounce_study: y_test, svm_decision, svm0_decision (splits, m); p_plus "
+                       "(levels, splits, trajectories, m) from independent trajectories read at each level; "
+                       "auto_* from the estimator's default run (n_bounces='auto', 4 trajectories) on the "
+                       "first splits",
+               "settings": {"data": name, "sigma": PAPER_SIGMA[name], "n_splits": n_splits, "auto_splits": auto,
+                            "levels": list(BOUNCE_LEVELS), "n_trajectories": 2, "train_fraction": 0.6, "C": 1e6,
+                            "random_state": random_state},
+               "study": {key: np.round(value, 6).tolist() if value.dtype.kind == "f" else value.tolist()
+                         for key, value in study.items()}}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload) + "\n", encoding="utf-8")
+    return path
+
+
+def load_figure2(name):
+    """The committed paper-sized run of data set `name`: (study dict of arrays, command, settings)."""
+    from ..data import load_result
+
+    try:
+        payload = load_result(f"bt1999_figure2_{name}.json")
+    except FileNotFoundError as missing:
+        raise FileNotFoundError(f"{missing}; make it with {FIGURE2_COMMAND} {name}") from None
+    study = {key: np.array(value) for key, value in payload["study"].items()}
+    return study, payload["command"], payload["settings"]
+
+
+def main(argv=None):
+    import argparse
+
+    from ..data import RESULTS_DIR
+
+    parser = argparse.ArgumentParser(prog="python -m kgslab.papers.bt1999",
+                                     description="Write the paper-sized run of notebook 09 to data/results/.")
+    parser.add_argument("run", choices=["figure2"], help="figure2: bounce_study with 'auto' on the first splits")
+    parser.add_argument("data", choices=["thyroid", "heart"])
+    parser.add_argument("--auto", type=int, default=10, help="splits with the 'auto' run (default 10)")
+    arguments = parser.parse_args(argv)
+    print(write_figure2(RESULTS_DIR / f"bt1999_figure2_{arguments.data}.json", arguments.data,
+                        auto=arguments.auto))
+
+
+if __name__ == "__main__":
+    main()

@@ -28,7 +28,7 @@ import numpy as np
 from .. import data
 from .._validation import (as_float_array, as_generator, as_positive_int, as_probabilities, as_scalar,
                            check_work_budget)
-from ..kfd import KFD, LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em
+from ..kfd import KFD, LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
 
 __all__ = [
     "TOY_STATISTICS", "toy_statistics", "toy_table",
@@ -69,9 +69,18 @@ def _sample_statistics(X, y, y_true):
     return toy_statistics(means, covariances, flip, noise, np.mean(y_true == 1))
 
 
-def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_flip_rates=(0.3, 0.3)):
+def _kit_em(X, y_index, initial_flip_rates):
+    """`label_noise_em` in the notebook's form (means, covariances, flip_rates, posterior, log_likelihoods)."""
+    fit = label_noise_em(X, y_index, initial_flip_rates=initial_flip_rates)
+    return fit.means, fit.covariances, fit.flip_rates, fit.posterior, fit.log_likelihood
+
+
+def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_flip_rates=(0.3, 0.3), em=None):
     """EM estimates of the toy's statistics, `n_repeats` samples per size.
 
+    em: the EM to run, em(X, y_index, initial_flip_rates) -> (means (2, 2), covariances (2, 2, 2),
+    flip_rates (2,), posterior, log_likelihoods) with y_index = 1 for label 2 (notebook 10 passes the
+    student's `run_em`); default the kit's `label_noise_em`.
     Returns (population truth (15,), {N: estimates (n_repeats, 15)}, {N: sample values (n_repeats, 15)}).
     """
     if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
@@ -81,6 +90,9 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
         raise ValueError("sizes must name at least one sample size")
     n_repeats = as_positive_int(n_repeats, "n_repeats")
     check_work_budget(sum(sizes) * n_repeats, 1e7, "sizes", sizes, "points drawn and fitted (times n_repeats)")
+    if em is not None and not callable(em):
+        raise TypeError(f"em must be a function em(X, y_index, initial_flip_rates) or None, got {type(em).__name__}")
+    em = _kit_em if em is None else em
     rng = as_generator(random_state)
     population = data.KFD_TOY
     true_covariances = [f @ f.T for f in population["factors"]]
@@ -92,9 +104,14 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
         rows, held = [], []
         for _ in range(n_repeats):
             X, y, y_true = data.kfd_toy_data(n, random_state=rng)
-            fit = label_noise_em(X, y, initial_flip_rates=initial_flip_rates)
-            rows.append(toy_statistics(fit.means, fit.covariances, fit.flip_rates, fit.noise_rates,
-                                       fit.true_priors[0]))
+            y_index = (y == 2).astype(int)
+            means, covariances, flip_rates = (np.asarray(part, float) for part in em(X, y_index, initial_flip_rates)[:3])
+            if means.shape != (2, 2) or covariances.shape != (2, 2, 2) or flip_rates.shape != (2,):
+                raise ValueError(f"em must return means (2, 2), covariances (2, 2, 2) and flip rates (2,) first, got "
+                                 f"shapes {means.shape}, {covariances.shape}, {flip_rates.shape}")
+            observed_priors = np.bincount(y_index, minlength=2) / n
+            true_priors, noise_rates = noise_rates_from_flip_rates(flip_rates, observed_priors)
+            rows.append(toy_statistics(means, covariances, flip_rates, noise_rates, true_priors[0]))
             held.append(_sample_statistics(X, y, y_true))
         estimates[n], samples[n] = np.array(rows), np.array(held)
     return truth, estimates, samples
