@@ -50,7 +50,13 @@ from fuzz_strategies import (BAD, exact_floats, features, gram, gram_and_factor,
 # ---- PENDING: the one place listing names not fuzzed yet ----------------------------------------------
 # Modules being rewritten on other branches validate their own functions; when they land, delete the
 # entry and register their names below.
-PENDING = {}
+PENDING = {
+    # Made public by the issue-17-billiard merge (main 717801c), minutes before issue-18b's deadline; the
+    # registration test listed them at once.  Register them next (and delete these lines).
+    **{f"kgslab.papers.bt1999.{name}": "issue 17 (billiard merge): register next" for name in (
+        "bounce_study", "study_results", "study_curves", "error_at_rejection", "paired_difference", "agreement",
+        "write_figure2", "load_figure2")},
+}
 
 PROFILE = os.environ.get("KGSLAB_FUZZ_PROFILE", "ci")
 settings.register_profile("ci", max_examples=8, deadline=None, derandomize=True, database=None,
