@@ -217,9 +217,15 @@ def match_theta_max(results) -> float:
     Transduction at theta = 1 rejects every point with c_trans < 1; theta_max is the quantile of the SVM's
     confidences |f(x)| (pooled over the equal-sized splits) at that rejection rate.
     """
-    results = _as_results(results)
-    rate = float(np.mean(results["trans_confidence"] < 1.0))
-    return float(np.quantile(results["svm_confidence"].ravel(), rate))
+    if not isinstance(results, dict) or any(key not in results for key in ("trans_confidence", "svm_confidence")):
+        raise TypeError("results must be a dict with 'trans_confidence' and 'svm_confidence' (compare_with_svm's), "
+                        f"got {type(results).__name__}")
+    trans = as_float_array(results["trans_confidence"], "results['trans_confidence']")
+    svm = as_float_array(results["svm_confidence"], "results['svm_confidence']")
+    if np.any(trans < 0) or np.any(trans > 1) or np.any(svm < 0):
+        raise ValueError("results must hold confidences >= 0 (the transduction's <= 1)")
+    rate = float(np.mean(trans < 1.0))
+    return float(np.quantile(svm.ravel(), rate))
 
 
 def figure2_curves(results, n_thresholds: int = 41, theta_max=None, curve=None, methods=None):
