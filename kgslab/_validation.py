@@ -36,7 +36,9 @@ def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) 
         raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
     refuse_non_real(raw, name)
     try:
-        array = raw.astype(float)
+        # C order whatever came (a DataFrame's values are Fortran-ordered): LAPACK's rounding depends on the
+        # layout, and a chaotic sampler (the billiard) turns that into a different answer for the same numbers.
+        array = raw.astype(float, order="C")
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
     if ndim is not None:
@@ -232,9 +234,9 @@ def check_random_state_kind(random_state, name: str = "random_state") -> None:
     raise TypeError(f"{name} must be None, an integer or a numpy Generator, got {_describe(random_state)}")
 
 
-def as_generator(random_state) -> np.random.Generator:
-    """A numpy Generator from None, a seed, a Generator or a legacy RandomState."""
-    check_random_state_kind(random_state)
+def as_generator(random_state, name: str = "random_state") -> np.random.Generator:
+    """A numpy Generator from None, a seed, a Generator or a legacy RandomState (`name`: the caller's argument)."""
+    check_random_state_kind(random_state, name)
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
@@ -242,4 +244,4 @@ def as_generator(random_state) -> np.random.Generator:
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
     if random_state is None or (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)):
         return np.random.default_rng(random_state)
-    raise TypeError(f"random_state must be None, an integer or a numpy Generator, got {_describe(random_state)}")
+    raise TypeError(f"{name} must be None, an integer or a numpy Generator, got {_describe(random_state)}")

@@ -60,15 +60,21 @@ Test points have no private feature, so the cross-kernel is used as given.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg.blas import daxpy, drot
 
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._estimator import KernelClassifier
-from ._validation import as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_scalar, as_vector
+from ._estimator import (COUNT, COUNT0, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES, KERNEL_CONSTRAINTS, N_DRAWS,
+                         NON_NEGATIVE, RANDOM_STATE, SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR,
+                         KernelClassifier)
+from ._validation import (as_bool, as_cross_kernel, as_float_array, as_generator, as_gram, as_pm1_labels, as_positive_int,
+                          as_probabilities, as_scalar, as_vector, check_work_budget)
 from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
 from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent,
                            start_in_version_space)
@@ -92,7 +98,10 @@ def hoeffding_bounces(epsilon: float = 0.05, eta: float = 0.01) -> int:
 def hoeffding_epsilon(n_bounces, eta: float = 0.01):
     """The deviation eq. (8) allows after n bounces: epsilon = sqrt(ln(1/eta) / (2 n)) (array-friendly)."""
     eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
-    return np.sqrt(np.log(1.0 / eta) / (2.0 * np.asarray(n_bounces, dtype=float)))
+    n_bounces = as_float_array(n_bounces, "n_bounces")
+    if np.any(n_bounces <= 0):
+        raise ValueError(f"n_bounces must be > 0, got {float(np.min(n_bounces)):g}")
+    return np.sqrt(np.log(1.0 / eta) / (2.0 * n_bounces))
 
 
 def flight_times(margins, slopes):
@@ -106,7 +115,9 @@ def flight_times(margins, slopes):
     (below pi/2 when the ball moves towards the wall, above when it moves away).  The paper's
     tau_j = -<w, phi_j> / <v, phi_j> is tan t_j for the straight line w + tau v.
     """
-    return crossing_angle(np.maximum(np.asarray(margins, dtype=float), 0.0), np.asarray(slopes, dtype=float))
+    margins = as_vector(margins, "margins")
+    slopes = as_vector(slopes, "slopes", length=margins.shape[0], length_of="margins")
+    return crossing_angle(np.maximum(margins, 0.0), slopes)
 
 
 def billiard_bounce(alpha, beta, K, y, last_wall=-1):
@@ -116,8 +127,14 @@ def billiard_bounce(alpha, beta, K, y, last_wall=-1):
     (skipping `last_wall`, the one it has just left), moves there on the great circle and reflects:
     v' = v - 2 <v, phi_c> phi_c / K_cc (step 3).  The kit's `KernelBilliard` does the same in O(l + m).
     """
-    K = np.asarray(K, dtype=float)
-    y = np.asarray(y, dtype=float)
+    K = as_gram(K, "K", psd=False)
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
+    alpha = as_vector(alpha, "alpha", length=K.shape[0], length_of="K")
+    beta = as_vector(beta, "beta", length=K.shape[0], length_of="K")
+    last_wall = as_positive_int(last_wall, "last_wall", minimum=-1)
+    if last_wall >= K.shape[0] or np.any(np.diag(K) <= 0):
+        raise ValueError(f"last_wall must be -1 or a training point's index below {K.shape[0]}, got {last_wall}"
+                         if last_wall >= K.shape[0] else "K must have a positive diagonal: a wall needs phi(x_c) != 0")
     margins, slopes = y * (K @ alpha), y * (K @ beta)
     times = flight_times(margins, slopes)
     if last_wall >= 0:
@@ -407,6 +424,8 @@ class KernelBilliard:
     def run(self, n_bounces: int, record: bool = False):
         """Bounce `n_bounces` times; with `record`, return (alphas, betas) at every event, one row each."""
         n_bounces = as_positive_int(n_bounces, "n_bounces", minimum=0)
+        check_work_budget(n_bounces, MAX_BOUNCES, "n_bounces", n_bounces, "bounces")
+        record = as_bool(record, "record")
         alphas, betas = [self.alpha.copy()], [self.beta.copy()]
         target = self.n_bounces + n_bounces
         while self.n_bounces < target:
@@ -501,9 +520,12 @@ def billiard_run(K, y, K_test, n_bounces="auto", *, n_chains: int = 4, lam: floa
     1 (or 0) in almost every batch is carried by the few batches that are not; on heart it stays at
     1.01-1.12 on such points (p+ > 0.985) while their MC error is below 0.002 (benchmarks/agreement.py).
     """
+    if K_test is None:   # KernelBilliard allows none (a trajectory to look at); here p+ is the answer
+        raise TypeError("K_test must be the (m, l) cross-kernel of the test points, got None")
     lam = as_scalar(lam, "lam", low=0.0)
     n_chains = as_positive_int(n_chains, "n_chains")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)   # also without epsilon
     target_error, target_rhat, max_bounces = check_targets(target_error, target_rhat, max_bounces, "max_bounces")
     if epsilon is not None:
         n_bounces = hoeffding_bounces(epsilon, eta)
@@ -581,7 +603,7 @@ def billiard_probabilities(K, y, K_test, n_bounces="auto", *, n_chains: int = 4,
 
 def transductive_confidence(p_plus) -> np.ndarray:
     """c_trans = 2 max(p+, p-) - 1 (eq. 7)."""
-    p_plus = np.asarray(p_plus, dtype=float)
+    p_plus = as_probabilities(p_plus, "p_plus")
     return 2.0 * np.maximum(p_plus, 1.0 - p_plus) - 1.0
 
 
@@ -596,6 +618,14 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
     After a call, `rhat_`, `ess_` and `mc_error_` hold the diagnostics of its points.
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "n_bounces": N_DRAWS, "lam": [NON_NEGATIVE], "burn_in": [COUNT0],
+                              "refresh_every": [Interval(Real, 1, None, closed="left"), None], "n_chains": [COUNT],
+                              "target_error": [TARGET_ERROR],
+                              "max_bounces": [Interval(Integral, 8, MAX_BOUNCES, closed="both")],
+                              "random_state": RANDOM_STATE}
+    _precomputed_expected_failures = SAMPLER_PRECOMPUTED_EXPECTED_FAILURES
+    _hard_margin_expected_failures = HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES
+
     def __init__(self, n_bounces="auto", lam=0.0, kernel="precomputed", L=1.0, burn_in=100,
                  refresh_every=None, n_chains=4, target_error=0.01, max_bounces=1_000_000, random_state=None):
         self.n_bounces = n_bounces
@@ -609,6 +639,7 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
         self.max_bounces = max_bounces
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         if not (isinstance(self.n_bounces, str) and self.n_bounces == "auto"):
             if isinstance(self.n_bounces, str):

@@ -85,14 +85,18 @@ def _basic_rhat(array):
 
 
 def rhat(chains):
-    """Split, rank-normalised R-hat: max of the bulk and the folded (tail) value, per quantity."""
+    """Split, rank-normalised R-hat: max of the bulk and the folded (tail) value, per quantity.
+
+    +inf when every split chain is constant but they disagree (the chains have not mixed at all).
+    """
     array = _as_chains(chains)
     split = split_chains(array)
     bulk = _basic_rhat(rank_normalise(split))
     folded = np.abs(split - np.median(split.reshape(-1, split.shape[2]), axis=0))
     tail = _basic_rhat(rank_normalise(folded))
     values = np.fmax(bulk, tail)
-    values = np.where(_constant(array), 1.0, values)
+    # constant: nothing to compare (an odd-length chain's split drops its middle draw, so test the split too)
+    values = np.where(_constant(array) | _constant(split), 1.0, values)
     return _squeeze(values, chains)
 
 
@@ -173,6 +177,7 @@ def mcse(chains):
 def autocorrelation(chain, max_lag: int = 50):
     """Sample autocorrelation rho_0 .. rho_max_lag of one scalar chain (by FFT, O(n log n))."""
     chain = as_vector(chain, "chain")
+    max_lag = as_positive_int(max_lag, "max_lag", minimum=0)
     covariance = _autocovariance(chain[None, :, None])[0, : min(max_lag, chain.shape[0] - 1) + 1, 0]
     if covariance[0] <= 0:
         raise ValueError("chain is constant: its autocorrelation is undefined")
@@ -207,7 +212,10 @@ def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01, sett
     kit reports (label and confidence to +-target_error); its rank-based R-hat, computed from a few rare
     draws below 1 (or above 0) among ties, is reported but does not hold up the run.
     """
-    draws = _as_chains(draws)
+    draws = _as_chains(draws, "draws")
+    target_error, target_rhat = _check_stopping(target_error, target_rhat)
+    if settled is not None:
+        settled = as_scalar(settled, "settled", low=0.0, high=0.5)
     r_hat, effective, error = (np.atleast_1d(f(draws)) for f in (rhat, ess, mcse))
     settled = target_error if settled is None else settled
     mean = draws.mean(axis=(0, 1))
@@ -218,10 +226,15 @@ def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01, sett
 
 def check_targets(target_error, target_rhat, max_draws, name="max_draws"):
     """Validate the stopping targets of an "auto" run (a bad target could make it run for ever)."""
-    target_error = as_scalar(target_error, "target_error", low=1e-4, high=0.5)
-    target_rhat = as_scalar(target_rhat, "target_rhat", low=1.0, low_open=True, high=2.0)
+    target_error, target_rhat = _check_stopping(target_error, target_rhat)
     max_draws = as_positive_int(max_draws, name, minimum=8)
     return target_error, target_rhat, max_draws
+
+
+def _check_stopping(target_error, target_rhat):
+    target_error = as_scalar(target_error, "target_error", low=1e-4, high=0.5)
+    target_rhat = as_scalar(target_rhat, "target_rhat", low=1.0, low_open=True, high=2.0)
+    return target_error, target_rhat
 
 
 def run_until_converged(extend, *, first: int, max_draws: int, target_error: float = 0.01,
@@ -235,6 +248,12 @@ def run_until_converged(extend, *, first: int, max_draws: int, target_error: flo
     and at most four-fold: fewer rounds of diagnostics.  At `max_draws` per chain it stops with a
     ConvergenceWarning that says how far the answers are from the targets.
     """
+    if not callable(extend):
+        raise TypeError(f"extend must be a function extend(n) returning all draws so far, got {extend!r}")
+    first = as_positive_int(first, "first")
+    target_error, target_rhat, max_draws = check_targets(target_error, target_rhat, max_draws)
+    if not isinstance(what, str):
+        raise TypeError(f"what must name the sampler (str), got {what!r}")
     draws = extend(first)
     total = first
     while True:

@@ -114,5 +114,5 @@ def norms_and_means(K):
     ||(1/l) sum_i phi(x_i)||^2 = (1/l^2) 1'K1, the mean of all entries of K,
     so it is 0 exactly when K is centred.  Returns (norms, mean_norm).
     """
-    K = np.asarray(K, dtype=float)
+    K = as_gram(K, "K")   # a PSD Gram matrix: its diagonal and 1'K1 are >= 0 up to rounding (clipped below)
     return np.sqrt(np.clip(np.diag(K), 0.0, None)), float(np.sqrt(max(K.mean(), 0.0)))

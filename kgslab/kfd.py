@@ -90,7 +90,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._blas import blas_threads
 from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
-from ._validation import (as_bool, as_float_array, as_generator, as_matrix, as_positive_int, as_scalar,
+from ._validation import (as_bool, as_float_array, as_generator, as_matrix, as_positive_int, as_scalar, as_vector,
                           binary_classes, check_random_state_kind)
 from .kernels import kernel_matrix
 
@@ -190,15 +190,47 @@ def e_step(log_density, y_index, flip_rates):
     flip_rates (gamma_0, gamma_1) with gamma_k = P(y != k | yhat = k).  Returns (posterior,
     sum_n ln sum_y p(x_n | y) P(y | yhat_n)).
     """
-    return _e_step(np.asarray(log_density, float), np.asarray(y_index), np.asarray(flip_rates, float))
+    log_density = as_float_array(log_density, "log_density", ndim=2)
+    if log_density.shape[1] != 2:
+        raise ValueError(f"log_density must have two columns (ln p(x | y) for y = 0, 1), got shape {log_density.shape}")
+    y_index = _as_label_index(y_index, "y_index", log_density.shape[0], "log_density")
+    flip_rates = _pair_of_probabilities(flip_rates, "flip_rates")
+    if np.any(flip_rates >= 1):
+        raise ValueError(f"flip_rates must be below 1 (a label that is always flipped), got {flip_rates.tolist()}")
+    return _e_step(log_density, y_index, flip_rates)
+
+
+def _as_label_index(value, name, length, length_of):
+    """Observed labels as 0 / 1 integers, one per row of `length_of`, both classes present."""
+    index = as_vector(value, name, length=length, length_of=length_of)
+    if not np.all((index == 0) | (index == 1)):
+        raise ValueError(f"{name} must hold the observed labels as 0 / 1, got {np.unique(index)[:5].tolist()}")
+    return index.astype(int)
+
+
+def _as_posterior(value, name, length, length_of):
+    """(n, 2) probabilities, rows summing to 1, both columns with some weight (fisher_direction's rule)."""
+    posterior = as_float_array(value, name, ndim=2)
+    if posterior.shape != (length, 2):
+        raise ValueError(f"{name} must have shape ({length}, 2): one row per row of {length_of}, one column per "
+                         f"class; got {posterior.shape}")
+    if np.any(posterior < 0) or np.any(posterior > 1) or not np.allclose(posterior.sum(axis=1), 1.0, atol=1e-6):
+        raise ValueError(f"{name} must hold probabilities: entries in [0, 1], each row summing to 1")
+    if np.any(posterior.sum(axis=0) <= 0):
+        raise ValueError(f"{name} must give both classes some weight: a column of {name} sums to 0")
+    return posterior
 
 
 def m_step(X, posterior, y_index, shared_covariance: bool = False):
     """The M-step for Gaussian class conditionals: posterior-weighted means (2, d), covariances (2, d, d)
     (maximum likelihood, divided by N_y; one pooled covariance when shared) and flip rates (2,)."""
-    X, posterior = np.asarray(X, float), np.asarray(posterior, float)
-    means, covariances = _gaussian_m_step(X, posterior, shared_covariance, 0.0)
-    return means, covariances, _update_flip_rates(posterior, np.asarray(y_index), (False, False))
+    X = as_matrix(X, "X")
+    posterior = _as_posterior(posterior, "posterior", X.shape[0], "X")
+    y_index = _as_label_index(y_index, "y_index", X.shape[0], "X")
+    if len(np.unique(y_index)) < 2:
+        raise ValueError("y_index must contain both observed labels 0 and 1: a flip rate needs its class")
+    means, covariances = _gaussian_m_step(X, posterior, as_bool(shared_covariance, "shared_covariance"), 0.0)
+    return means, covariances, _update_flip_rates(posterior, y_index, (False, False))
 
 
 # ---- the Gaussian model in input space ----------------------------------------------------------
@@ -323,14 +355,7 @@ def fisher_direction(K_basis, posterior, mu: float):
     solution is returned instead.
     """
     K_basis = as_matrix(K_basis, "K_basis")
-    posterior = as_float_array(posterior, "posterior", ndim=2)
-    if posterior.shape != (K_basis.shape[0], 2):
-        raise ValueError(f"posterior must have shape ({K_basis.shape[0]}, 2): one row per row of K_basis, "
-                         f"one column per class; got {posterior.shape}")
-    if np.any(posterior < 0) or np.any(posterior > 1) or not np.allclose(posterior.sum(axis=1), 1.0, atol=1e-6):
-        raise ValueError("posterior must hold probabilities: entries in [0, 1], each row summing to 1")
-    if np.any(posterior.sum(axis=0) <= 0):
-        raise ValueError("posterior must give both classes some weight: a column of posterior sums to 0")
+    posterior = _as_posterior(posterior, "posterior", K_basis.shape[0], "K_basis")
     mu = as_scalar(mu, "mu", low=0.0)
     return _fisher_direction(K_basis, posterior, mu)
 

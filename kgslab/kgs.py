@@ -63,23 +63,30 @@ E_W[L[W, z]] for model selection; `BayesPointMachine` wraps them.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from scipy.integrate import cumulative_simpson
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._blas import blas_threads
-from ._estimator import KernelClassifier
+from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE,
+                         SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, KernelClassifier)
 from ._validation import (
     as_cross_kernel,
+    as_float_array,
     as_generator,
     as_gram,
     as_matrix,
     as_pm1_labels,
     as_positive_int,
+    as_probabilities,
     as_scalar,
     as_vector,
+    check_work_budget,
 )
 from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
 from .versionspace import (crossing_angle, crossing_half_angles, kernel_coordinates, random_tangent,
@@ -114,6 +121,14 @@ RENORMALISE = 32   # steps between two renormalisations of a chain's point (roun
 # ---------------------------------------------------------------------------
 # Steps 3-7: crossing angles, arc errors, the angle
 # ---------------------------------------------------------------------------
+def _as_unit_coords(coords, rank):
+    """A unit vector of `rank` coordinates (a point of the sphere)."""
+    coords = as_vector(coords, "coords", length=rank, length_of="features' columns")
+    if abs(float(coords @ coords) - 1.0) > 1e-6:
+        raise ValueError(f"coords must be a unit vector (a point of the sphere), got norm {np.linalg.norm(coords):.6g}")
+    return coords
+
+
 def _as_signs(y, length=None):
     """Labels in {-1, +1} (one class allowed: these helpers work on any set of points)."""
     y = as_vector(y, "y", length=length, length_of="the outputs")
@@ -217,6 +232,8 @@ def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
     """
     y = _as_signs(y)
     boundaries = as_vector(boundaries, "boundaries")
+    w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
+    v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
     ends = np.append(boundaries[1:], boundaries[0] + TWO_PI)
     middles = 0.5 * (boundaries + ends)
     margins = y * (np.cos(middles)[:, None] * w_outputs[None, :] + np.sin(middles)[:, None] * v_outputs[None, :])
@@ -304,10 +321,12 @@ def sample_angle(boundaries, errors, q, rng):
     errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
     q = _check_q(q, allow_half=True)
     lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
+    if np.any(lengths < 0):
+        raise ValueError("boundaries must be sorted within one turn of the circle (as arc_errors_by_sweep returns them)")
     errors = errors.astype(int)
     fewest = errors.min() if q > 0 else 0      # q = 0: only arcs without errors count
     weights = lengths * _likelihood_table(q, int(errors.max() - fewest))[np.maximum(errors - fewest, 0)]
-    u_arc, u_within = as_generator(rng).random(2)
+    u_arc, u_within = as_generator(rng, "rng").random(2)
     arc = int(_choose(weights[None], np.array([u_arc]))[0])
     theta = float(boundaries[arc] + u_within * lengths[arc])
     return theta - TWO_PI if theta >= TWO_PI else theta
@@ -337,6 +356,12 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
     margins (y_i <w_new, x_i>).  `margins` may be passed in to save the product features @ coords.
     The sampler runs `_step`, which advances several chains at once.
     """
+    features = as_matrix(features, "features")
+    y = _as_signs(y, length=features.shape[0])
+    coords = _as_unit_coords(coords, features.shape[1])
+    q, rng = _check_q(q), as_generator(rng, "rng")
+    if margins is not None:
+        margins = as_vector(margins, "margins", length=features.shape[0], length_of="features")
     signed = y[:, None] * features
     if margins is None:
         margins = signed @ coords
@@ -357,7 +382,13 @@ def _step(signed, coords, margins, tables, rng, parts=None):
     """
     direction = rng.standard_normal(coords.shape)              # step 2: isotropic, projected on the tangent
     direction -= _row_dots(direction, coords) * coords
-    direction /= np.sqrt(_row_dots(direction, direction))
+    lengths2 = _row_dots(direction, direction)
+    while not lengths2.min() > 1e-24:                          # a draw along coords (probability 0, but a
+        bad = ~(lengths2[:, 0] > 1e-24)                        # generator seeded like coords does it): redraw
+        direction[bad] = rng.standard_normal(direction[bad].shape)
+        direction[bad] -= _row_dots(direction[bad], coords[bad]) * coords[bad]
+        lengths2 = _row_dots(direction, direction)
+    direction /= np.sqrt(lengths2)
     slopes = direction @ signed.T                              # the one matrix-vector product per chain
     half, errors, lengths = _sweep_half(margins, -slopes)      # steps 3-6
     # Step 7 by antipodal pairs (`_PairTables`): choose a pair by length x likelihood (eq. 3), then its arc.
@@ -403,6 +434,13 @@ def _default_start(features, y, rng):
 # ---------------------------------------------------------------------------
 # The sampler
 # ---------------------------------------------------------------------------
+MAX_STEPS = 10_000_000   # Gibbs steps of one call: beyond this a run takes hours; refuse rather than hang
+
+
+def _check_steps(n_steps, name, value):
+    check_work_budget(n_steps, MAX_STEPS, name, value, "Gibbs steps (with burn_in, thin and the chains)")
+
+
 def _check_q(q, allow_half=False):
     return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
 
@@ -481,7 +519,7 @@ class GibbsRun(NamedTuple):
 
 def vote_draws(alphas, K_test):
     """The votes (n_chains, n_draws, n_test) of every sample on every test point: 1 for +1, 0 otherwise."""
-    alphas = np.asarray(alphas, dtype=float)
+    alphas = as_float_array(alphas, "alphas", ndim=3)
     outputs = alphas.reshape(-1, alphas.shape[-1]) @ as_cross_kernel(K_test, alphas.shape[-1]).T
     return (outputs > 0).astype(float).reshape(alphas.shape[0], alphas.shape[1], -1)
 
@@ -538,6 +576,8 @@ def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 10
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
     target_error, target_rhat, max_samples = check_targets(target_error, target_rhat, max_samples, "max_samples")
+    _check_steps(n_chains * (burn_in + thin * (max_samples if n_samples == "auto" else n_samples)),
+                 "max_samples" if n_samples == "auto" else "n_samples", max_samples if n_samples == "auto" else n_samples)
     monitor = to_alpha.T @ (monitor_kernel(K, y) if K_monitor is None
                             else as_cross_kernel(K_monitor, features.shape[0], "K_monitor")).T   # (r, n)
     rng = as_generator(random_state)
@@ -581,6 +621,7 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
     n_samples = as_positive_int(n_samples, "n_samples")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
+    _check_steps(burn_in + thin * n_samples, "n_samples", n_samples)
     coords = _run_chain(features, y, q, n_samples, burn_in, thin, as_generator(random_state))
     return coords @ to_alpha.T
 
@@ -601,7 +642,7 @@ def vote(alphas, K_test):
 
 def binary_entropy(p_plus):
     """S = -p+ log2 p+ - p- log2 p- in bits (section 4, active learning); 0 log 0 = 0."""
-    p = np.clip(np.asarray(p_plus, dtype=float), 0.0, 1.0)
+    p = as_probabilities(p_plus, "p_plus")   # NaN used to give -0. bits without a word
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(p < 1, (1 - p) * np.log2(1 - p), 0.0))
     return terms
@@ -609,14 +650,18 @@ def binary_entropy(p_plus):
 
 def training_errors(outputs, y):
     """m R_emp: the number of training points with y_i <w, x_i> <= 0, for each row of outputs (n, m)."""
-    outputs = np.atleast_2d(np.asarray(outputs, dtype=float))
-    return np.count_nonzero(np.asarray(y)[None, :] * outputs <= 0, axis=1)
+    outputs = np.atleast_2d(as_float_array(outputs, "outputs", ndim=(1, 2)))
+    y = _as_signs(y, length=outputs.shape[1])
+    return np.count_nonzero(y[None, :] * outputs <= 0, axis=1)
 
 
 def log_likelihood(errors, n_points, q):
     """ln L[w, z] of eq. (3) from the error count e = m R_emp: e ln q + (m - e) ln(1 - q)."""
     q = _check_q(q, allow_half=True)
-    errors = np.asarray(errors, dtype=float)
+    n_points = as_positive_int(n_points, "n_points")
+    errors = as_float_array(errors, "errors")
+    if np.any((errors < 0) | (errors > n_points) | (errors != np.round(errors))):
+        raise ValueError(f"errors must be whole numbers of training errors in [0, n_points = {n_points}]")
     if q == 0.0:
         return np.where(errors == 0, 0.0, -np.inf)
     return errors * np.log(q) + (n_points - errors) * np.log1p(-q)
@@ -648,7 +693,7 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
     features, _ = kernel_coordinates(K)
     m = features.shape[0]
     y = as_pm1_labels(y, "y", length=m)
-    q_values = np.atleast_1d(np.asarray(q, dtype=float))
+    q_values = np.atleast_1d(as_float_array(q, "q (the assumed label flip rate)", ndim=(0, 1)))
     for value in q_values:
         as_scalar(float(value), "q (the assumed label flip rate)", low=0.0, high=0.5, low_open=True,
                   high_open=True)
@@ -656,6 +701,7 @@ def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: i
     n_samples = as_positive_int(n_samples, "n_samples", minimum=2)
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
+    _check_steps(n_rungs * (burn_in + thin * n_samples), "n_samples", n_samples)
     rng = as_generator(random_state)
     targets = np.log((1 - q_values) / q_values)
     # E_s[e] falls steeply near s = 0 (from m/2 to about the fewest errors), so the rungs are
@@ -714,6 +760,12 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
     kernel is "rbf" (width L), "linear" or "precomputed" (X is then the Gram matrix).
     """
 
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "q": [Interval(Real, 0, 0.5, closed="left")],
+                              "n_samples": N_DRAWS, "burn_in": [COUNT0], "thin": [COUNT], "n_chains": [COUNT],
+                              "target_error": [TARGET_ERROR], "max_samples": [Interval(Integral, 8, None, closed="left")],
+                              "random_state": RANDOM_STATE}
+    _precomputed_expected_failures = SAMPLER_PRECOMPUTED_EXPECTED_FAILURES
+
     def __init__(self, q=0.1, n_samples="auto", burn_in=100, thin=10, kernel="rbf", L=1.0, n_chains=4,
                  target_error=0.02, max_samples=5_000, random_state=None):
         self.q = q
@@ -727,6 +779,7 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
         self.max_samples = max_samples
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         # psd=False: gibbs_run checks definiteness itself, from the eigendecomposition it needs anyway
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)

@@ -25,7 +25,8 @@ import warnings
 import numpy as np
 import scipy.linalg
 
-from ._validation import as_cross_kernel, as_float_array, as_gram, as_matrix, as_scalar, as_vector, require_psd
+from ._validation import (as_cross_kernel, as_float_array, as_gram, as_matrix, as_positive_int, as_scalar, as_vector,
+                          check_random_state_kind, require_psd)
 
 __all__ = ["ridge", "ridge_dual", "mse", "ridge_errors", "with_bias", "linear_fit_errors", "kernel_ridge", "cv_error",
            "gp_posterior", "log_evidence"]
@@ -106,7 +107,7 @@ def ridge_errors(X_train, y_train, X_test, y_test, gammas):
 
 def with_bias(X) -> np.ndarray:
     """Append a column of ones to X, so that a linear fit w'x + b has an intercept b."""
-    X = np.asarray(X, dtype=float)
+    X = as_matrix(X, "X")
     return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
@@ -116,6 +117,12 @@ def linear_fit_errors(X_train, y_train, X_test, y_test, gamma):
     gamma = 0 is least squares (LSR).  The intercept is penalised like the slope,
     which keeps the formula of notebook 01 unchanged.
     """
+    X_train, X_test = as_matrix(X_train, "X_train"), as_matrix(X_test, "X_test")
+    y_train = as_vector(y_train, "y_train", length=X_train.shape[0], length_of="X_train")
+    y_test = as_vector(y_test, "y_test", length=X_test.shape[0], length_of="X_test")
+    if X_test.shape[1] != X_train.shape[1]:
+        raise ValueError(f"X_test must have the columns of X_train ({X_train.shape[1]}), got {X_test.shape[1]}")
+    gamma = as_scalar(gamma, "gamma", low=0.0)
     w = ridge(with_bias(X_train), y_train, gamma)
     return mse(y_train, with_bias(X_train) @ w), mse(y_test, with_bias(X_test) @ w)
 
@@ -279,8 +286,14 @@ def cv_error(X, y, L, gamma, n_folds=5, random_state=0) -> float:
 
     from .kernels import rbf_kernel
 
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
+    X = as_matrix(X, "X")
+    y = as_vector(y, "y", length=X.shape[0])
+    L = as_scalar(L, "L", low=0.0, low_open=True)
+    gamma = as_scalar(gamma, "gamma", low=0.0)
+    n_folds = as_positive_int(n_folds, "n_folds", minimum=2)
+    if n_folds > X.shape[0]:
+        raise ValueError(f"n_folds = {n_folds} is more than the {X.shape[0]} points of X: a fold needs a point")
+    check_random_state_kind(random_state)
     fold_errors = []
     for train, held_out in KFold(n_folds, shuffle=True, random_state=random_state).split(X):
         alpha = kernel_ridge(rbf_kernel(X[train], L=L), y[train], gamma)

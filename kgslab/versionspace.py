@@ -41,10 +41,12 @@ import scipy.linalg
 from scipy.optimize import nnls
 
 from ._blas import blas_threads
-from ._validation import as_gram, as_scalar, require_psd
+from ._validation import as_gram, as_matrix, as_pm1_labels, as_scalar, require_psd
 
-__all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "random_tangent", "crossing_angle",
-           "crossing_half_angles", "crossing_angle_scalar", "max_margin", "start_in_version_space"]
+# crossing_angle, crossing_half_angles, crossing_angle_scalar and random_tangent are the samplers' inner-loop
+# primitives (one call per Gibbs step or billiard flight, where a check of the arguments would cost more than the
+# arithmetic): they are used by kgs and billiard on arguments those modules have validated, and are not public.
+__all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "max_margin", "start_in_version_space"]
 
 TWO_PI = 2.0 * np.pi
 RANK_RTOL = 1e-10
@@ -64,6 +66,8 @@ class Span(NamedTuple):
 
 def kernel_span(K, *, lam: float = 0.0, name: str = "K") -> Span:
     """One eigendecomposition of K (+ lam I): the PSD check, the rank rule and the coordinates."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be the kernel argument's name (str), got {name!r}")
     gram = as_gram(K, name, psd=False)   # finite, square, symmetric; definiteness from the eigh below
     lam = as_scalar(lam, "lam", low=0.0)
     if lam > 0:
@@ -89,7 +93,12 @@ def random_tangent(coords, rng) -> np.ndarray:
     """A unit vector uniform in the tangent space at the unit vector `coords` (isotropic Gaussian, projected)."""
     direction = rng.standard_normal(coords.shape[0])
     direction -= (direction @ coords) * coords
-    return direction / math.sqrt(direction @ direction)
+    squared = direction @ direction
+    while not squared > 1e-24:   # drawn (numerically) parallel to coords: the same stream drew both (the fuzz did)
+        direction = rng.standard_normal(coords.shape[0])
+        direction -= (direction @ coords) * coords
+        squared = direction @ direction
+    return direction / math.sqrt(squared)
 
 
 def crossing_angle(margins, slopes):
@@ -129,7 +138,8 @@ def max_margin(features, y):
     r = E u - f vanishes; otherwise c = -r[:-1] / r[-1] = Phi' beta with beta = -y u / r[-1].
     Returns beta (m,): w = sum_i beta_i phi(x_i), functional margin 1 on the support vectors.
     """
-    features = np.asarray(features, dtype=float)
+    features = as_matrix(features, "features")
+    y = as_pm1_labels(y, "y", length=features.shape[0], length_of="features")
     m = features.shape[0]
     system = np.vstack([(y[:, None] * features).T, np.ones(m)])
     target = np.zeros(system.shape[0])
@@ -149,6 +159,9 @@ def start_in_version_space(features, y, hint: str) -> np.ndarray:
 
     Raises a ValueError ending with `hint` (what the caller's user can do) when there is no version space.
     """
+    if not isinstance(hint, str):
+        raise TypeError(f"hint must be a sentence (str) saying what to do instead, got {hint!r}")
+    features = as_matrix(features, "features")
     beta = max_margin(features, y)
     if beta is None:
         raise ValueError("No version space: no w classifies every training point correctly "

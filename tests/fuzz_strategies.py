@@ -112,8 +112,10 @@ def _one_class(y):
 
 
 def _three_classes(y):
+    """A third label on a point whose class keeps another member (else only two classes would be left)."""
     y = np.array(y, dtype=float, copy=True)
-    y[0] = 7.0
+    values, counts = np.unique(y, return_counts=True)
+    y[np.flatnonzero(y == values[np.argmax(counts)])[0]] = 7.0
     return y
 
 

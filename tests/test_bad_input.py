@@ -219,3 +219,140 @@ def test_loops_that_would_look_like_a_hang_are_refused_before_they_start():
         kernel_adatron(K, y, max_iter=10**9)
     # Within the budget the same calls run (and stop at their limit).
     assert kernel_perceptron(K, y, max_epochs=50).n_epochs == 50
+
+
+# ---- the samplers and the papers' experiments (issue 18, second part) --------------------------------
+
+def _separable_kernel(m=12, seed=0):
+    from kgslab.data import separable_data
+    X, y, _ = separable_data(m, 2, margin=0.5, random_state=seed)
+    return kernels.rbf_kernel(X, L=1.0), y
+
+
+@pytest.mark.parametrize("ladder, message", [({"thin": 0}, r"\bthin must be >= 1, got 0"),
+                                             ({"burn_in": -5}, r"\bburn_in must be >= 0, got -5")])
+def test_log_evidence_refuses_run_lengths_that_leave_memory_uninitialised(ladder, message):
+    """thin = 0 / burn_in = -5 used to return (-13.61, 1.80) computed from uninitialised memory."""
+    from kgslab.kgs import log_evidence
+    K, y = _separable_kernel()
+    with pytest.raises(ValueError, match=message):
+        log_evidence(K, y, 0.1, n_rungs=3, n_samples=5, **{"burn_in": 2, "thin": 1, **ladder})
+    value, error = log_evidence(K, y, 0.1, n_rungs=3, n_samples=5, burn_in=2, thin=1, random_state=0)
+    assert np.isfinite(value) and np.isfinite(error)
+
+
+def test_binary_entropy_refuses_nan_and_values_off_zero_one():
+    from kgslab.kgs import binary_entropy
+    with pytest.raises(ValueError, match=r"\bp_plus must contain only finite numbers"):
+        binary_entropy([np.nan, 0.5])   # used to give [-0., 1.]
+    with pytest.raises(ValueError, match=r"\bp_plus must hold probabilities in \[0, 1\], got 1.5"):
+        binary_entropy([0.2, 1.5])      # used to be clipped to 1 without a word
+    # Closed form: 1 bit at 1/2, 0 at 0 and 1, and H(1/4) = 2 - 3/4 log2 3.
+    np.testing.assert_allclose(binary_entropy([0.0, 0.25, 0.5, 1.0]), [0.0, 2 - 0.75 * np.log2(3), 1.0, 0.0])
+
+
+def test_training_errors_and_log_likelihood_refuse_labels_and_counts_they_cannot_use():
+    from kgslab.kgs import log_likelihood, training_errors
+    with pytest.raises(ValueError, match=r"\by must hold the labels -1 and \+1"):
+        training_errors(np.array([[1.0, -1.0, 2.0]]), [1, 0, 1])   # 0 would count every output as an error
+    assert training_errors(np.array([[1.0, -1.0, 2.0]]), [1, -1, -1]).tolist() == [1]
+    with pytest.raises(ValueError, match=r"\berrors must be whole numbers of training errors in \[0, n_points = 5\]"):
+        log_likelihood([6], 5, 0.1)
+    with pytest.raises(ValueError, match=r"\berrors must contain only finite numbers"):
+        log_likelihood([np.nan], 5, 0.1)
+
+
+def test_compare_with_svm_maps_zero_one_labels_like_plus_minus_one():
+    """0/1 labels used to report 41.7% error where +-1 labels give 0% (Figure 2's input)."""
+    from kgslab.data import separable_data
+    from kgslab.papers.bt1999 import compare_with_svm
+    X, y, _ = separable_data(20, 2, margin=1.0, random_state=1)
+    settings = dict(sigma=1.0, n_splits=1, n_bounces=200, random_state=0)
+    pm1 = compare_with_svm(X, y, **settings)
+    zero_one = compare_with_svm(X, (y > 0).astype(int), **settings)
+    for key in pm1:
+        np.testing.assert_array_equal(zero_one[key], pm1[key])
+    assert pm1["svm_correct"].all()   # separable with a wide margin: the SVM makes no error
+    with pytest.raises(ValueError, match=r"\by must hold the labels -1 and \+1 \(or 0 and 1\)"):
+        compare_with_svm(X, np.where(y > 0, 2, 1), **settings)
+
+
+def test_error_rejection_curve_refuses_plus_minus_one_as_correct():
+    """+-1 "correct" values used to count every point as correct (bool(-1) is True)."""
+    from kgslab.papers.bt1999 import error_rejection_curve
+    confidence = np.array([0.9, 0.8, 0.1, 0.5])
+    with pytest.raises(ValueError, match=r"\bcorrect must hold True / False \(or 1 / 0\) per point, got the values \[-1.0, 1.0\]"):
+        error_rejection_curve(confidence, [1, -1, 1, -1], [0.0, 0.6])
+    rejection, error = error_rejection_curve(confidence, [True, False, True, False], [0.0, 0.6])
+    np.testing.assert_array_equal(rejection, [0.0, 0.5])
+    np.testing.assert_array_equal(error, [0.5, 0.5])   # by hand: 2 of 4 wrong; above 0.6: 0.9 right, 0.8 wrong
+
+
+def test_billiard_work_caps_refuse_before_running():
+    import time
+
+    from kgslab.billiard import KernelBilliard, billiard_probabilities
+    K, y = _separable_kernel()
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match=r"\brefresh_rate must be <= 10000.0, got 1000000.0"):
+        KernelBilliard(K, y, refresh_rate=1e6)   # used to run for more than 10 s on .run(20)
+    with pytest.raises(ValueError, match=r"\bn_bounces must be at most 10000000 per trajectory \(got 230258510 from "
+                                         r"epsilon = 0.0001\)"):
+        billiard_probabilities(K, y, K[:2], epsilon=1e-4)   # used to plan 230 million bounces without a word
+    assert time.perf_counter() - started < 5   # refused before any bouncing
+    # Within the caps the same calls run.
+    assert KernelBilliard(K, y, refresh_rate=1.0, random_state=0).run(20) is None
+
+
+def test_spherical_polygon_area_of_lunes_and_repeated_walls():
+    """The fuzz found volume_ratio_on_sphere refusing a version space (a repeated wall) and returning NaN."""
+    from kgslab.papers.bt1999 import spherical_polygon_area, volume_ratio_on_sphere
+    e1, e2, e3 = np.eye(3)
+    assert spherical_polygon_area([e1, e3]) == pytest.approx(np.pi)               # a lune of angle pi/2
+    assert spherical_polygon_area([e1, e3, e1 + e3]) == pytest.approx(np.pi)      # a redundant third wall
+    assert spherical_polygon_area([e1, e1, e1 + e3]) == pytest.approx(1.5 * np.pi)  # a repeated wall
+    assert spherical_polygon_area([e1, e2, e3]) == pytest.approx(np.pi / 2)       # an octant
+    X = np.array([[0.25, 0, 0], [0.25, 0, 0.25], [-0.25, 0, 0]])
+    y = np.array([1.0, 1.0, -1.0])
+    p_plus = volume_ratio_on_sphere(X, y, [[0, 0, 0.25]])      # used to be "No version space" / NaN
+    # Independent reference: uniform points of the sphere, the fraction of version space on the + side.
+    w = np.random.default_rng(0).standard_normal((200_000, 3))
+    inside = np.all(w @ (y[:, None] * X).T > 0, axis=1)
+    assert p_plus[0] == pytest.approx(np.mean(w[inside, 2] > 0), abs=0.01)
+    assert p_plus[0] == pytest.approx(2 / 3)
+
+
+def test_rhat_of_chains_whose_halves_are_constant_is_one_not_nan():
+    """The fuzz found R-hat NaN: an odd-length chain's split drops its middle draw, the only one that moved."""
+    from kgslab.diagnostics import rhat
+    chains = np.array([[0.0, 0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0]])
+    assert rhat(chains) == 1.0
+    assert rhat(np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]])) == np.inf   # stuck apart: not mixed
+
+
+def test_gibbs_step_when_its_generator_redraws_the_current_point():
+    """The fuzz drew coords and rng from the same seed: the first direction was coords itself, and the
+    projected tangent 0 / 0 made every arc NaN ("no arc ... has positive posterior mass")."""
+    from kgslab.kgs import gibbs_step
+    coords = np.random.default_rng(0).standard_normal(3)
+    coords /= np.linalg.norm(coords)
+    step = gibbs_step(np.eye(3), np.array([-1.0, -1.0, 1.0]), coords, 0.125, 0)
+    assert np.isfinite(step["theta"]) and abs(step["direction"] @ coords) < 1e-12
+    assert np.linalg.norm(step["coords"]) == pytest.approx(1.0)
+
+
+def test_the_billiard_gives_the_same_answer_for_a_kernel_in_any_memory_layout():
+    """The deep fuzz found billiard_run answering differently for K as a DataFrame (Fortran-ordered values):
+    LAPACK's rounding depends on the layout and the billiard is chaotic (4 seeds in 30 differed)."""
+    import pandas as pd
+
+    from kgslab.billiard import billiard_run
+    K = np.array([[14.0, 0, 6, 0, 3, 0], [0, 10, 0, 0, 0, 0], [6, 0, 6, 0, 2, 0], [0, 0, 0, 1, 0, 0],
+                  [3, 0, 2, 0, 2, 0], [0, 0, 0, 0, 0, 1]])
+    y = np.array([-1.0, -1, 1, -1, -1, -1])
+    K_test = np.array([[0.0, -3, -1, 0, 0, 0], [1.0, 0, 0, 0, 2, 0]])
+    for seed in range(30):
+        runs = [billiard_run(kernel, y, K_test, 8, n_chains=1, burn_in=0, random_state=seed)
+                for kernel in (K, pd.DataFrame(K), np.asfortranarray(K))]
+        for run in runs[1:]:
+            np.testing.assert_array_equal(run.p_plus, runs[0].p_plus)

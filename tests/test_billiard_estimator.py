@@ -55,10 +55,12 @@ def test_no_version_space_error_at_fit_and_soft_version():
 
 
 @pytest.mark.parametrize("params, error, message", [
-    (dict(n_bounces=0), ValueError, "n_bounces must be >= 1"),
-    (dict(n_bounces=2.5), TypeError, "n_bounces must be an integer"),
-    (dict(lam=-1.0), ValueError, "lam must be >= 0"),
-    (dict(kernel="poly"), ValueError, "kernel must be one of"),
+    # scikit-learn's parameter validation (the estimator's _parameter_constraints) names each parameter
+    (dict(n_bounces=0), ValueError, r"'n_bounces' parameter of BayesianTransduction must be an int in the range "
+                                    r"\[1, inf\) or a str among \{'auto'\}"),
+    (dict(n_bounces=2.5), TypeError, "'n_bounces' parameter of BayesianTransduction must be an int"),
+    (dict(lam=-1.0), ValueError, r"'lam' parameter of BayesianTransduction must be a float in the range \[0.0, inf\)"),
+    (dict(kernel="poly"), ValueError, "'kernel' parameter of BayesianTransduction must be a str among"),
 ])
 def test_bad_parameters(params, error, message):
     X = np.array([[0.0], [1.0], [2.0], [3.0]])

@@ -94,6 +94,26 @@ class Case:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        _require(isinstance(self.label, str), "label", "a sentence describing the case (str)", self.label)
+        _require(isinstance(self.args, tuple), "args", "a tuple of positional arguments", self.args)
+        _require(isinstance(self.kwargs, dict) and all(isinstance(k, str) for k in self.kwargs), "kwargs",
+                 "a dict of keyword arguments", self.kwargs)
+
+
+def _require(holds: bool, name: str, expected: str, value) -> None:
+    """TypeError naming the argument of the kit's own check code (a bug in a check, never the student's)."""
+    if not holds:
+        text = repr(value)
+        raise TypeError(f"{name} must be {expected}, got {text if len(text) <= 60 else text[:57] + '...'}")
+
+
+def _non_negative(value, name: str) -> float:
+    _require(isinstance(value, numbers.Real) and not isinstance(value, bool), name, "a real number", value)
+    if not 0 <= float(value) < float("inf"):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
 
 # ---- describing values ------------------------------------------------------------------------
 
@@ -141,6 +161,7 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
     one), a tuple where it returns a tuple, and a real number where it returns
     a number; strings, complex numbers and booleans are never numbers.
     """
+    rtol, atol = _non_negative(rtol, "rtol"), _non_negative(atol, "atol")
 
     def compare(expected, got):
         if isinstance(expected, tuple):
@@ -349,6 +370,16 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     """
     import time
 
+    _require(isinstance(title, str), "title", "the exercise's title (str)", title)
+    _require(callable(reference), "reference", "the kit's reference function", reference)
+    _require(isinstance(cases, (list, tuple)) and bool(cases) and all(isinstance(case, Case) for case in cases), "cases",
+             "a non-empty list of Case", cases)
+    _require(compare is None or callable(compare), "compare", "None or a function compare(expected, got)", compare)
+    _require(isinstance(hint, str), "hint", "a sentence (str)", hint)
+    _require(key is None or isinstance(key, str), "key", "None or the exercise's name (str)", key)
+    _require(isinstance(code_hint, bool), "code_hint", "True or False", code_hint)
+    if time_limit is not None and _non_negative(time_limit, "time_limit") == 0:
+        raise ValueError("time_limit must be > 0 seconds, got 0")
     compare = compare or allclose()
     name = getattr(student, "__name__", "your function")
     if time_limit is None:
@@ -425,6 +456,16 @@ class Exercise:
 
     def __init__(self, key: str, title: str, reference: Callable, cases: Callable[[], list[Case]], *,
                  points: int, compare: Callable | None = None, hint: str = "", code_hint: str = ""):
+        _require(isinstance(key, str) and bool(key), "key", "the exercise's name (str)", key)
+        _require(isinstance(title, str), "title", "the exercise's title (str)", title)
+        _require(callable(reference), "reference", "the kit's reference function", reference)
+        _require(callable(cases), "cases", "a function returning the list of Case", cases)
+        _require(isinstance(points, numbers.Integral) and not isinstance(points, bool) and points >= 0, "points",
+                 "a whole number of points >= 0", points)
+        _require(compare is None or callable(compare), "compare", "None or a function compare(expected, got)",
+                 compare)
+        _require(isinstance(hint, str), "hint", "a sentence (str)", hint)
+        _require(isinstance(code_hint, str), "code_hint", "a sentence (str)", code_hint)
         self.key, self.title, self.reference, self.cases = key, title, reference, cases
         self.points, self.compare, self.hint, self.code_hint = points, compare, hint, code_hint
         self.__name__ = key

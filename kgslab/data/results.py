@@ -37,7 +37,7 @@ def result_path(name: str) -> Path:
     if not path.is_file():
         available = sorted(str(p.relative_to(RESULTS_DIR).as_posix()) for p in RESULTS_DIR.rglob("*")
                            if p.is_file()) if RESULTS_DIR.is_dir() else []
-        raise FileNotFoundError(f"no result file {name!r} in {RESULTS_DIR}; the files there are: "
+        raise FileNotFoundError(f"no result file {name!r} (the argument name) in {RESULTS_DIR}; the files there are: "
                                 f"{', '.join(available) if available else 'none'}")
     return path
 

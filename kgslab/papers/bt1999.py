@@ -17,11 +17,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from .._blas import blas_threads
-from .._validation import as_generator, as_positive_int
+from .._validation import (as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int, as_scalar,
+                           as_vector, check_work_budget)
 from ..billiard import (KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence,
                         version_space_start)
 from ..data.uci import random_split
 from ..kernels import rbf_kernel
+
+MAX_SPLITS = 10_000   # the paper uses 100 random splits; far more would look like a hang
 
 __all__ = ["spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_curve", "compare_with_svm",
            "match_theta_max", "figure2_curves", "bounce_study", "study_results", "study_curves", "error_at_rejection",
@@ -30,6 +33,16 @@ __all__ = ["spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_
 
 # ---- exact volumes on the sphere in R^3 (the notebook's and the tests' reference) ------------------------
 
+def _as_points_in_r3(value, name):
+    """An (n, 3) finite matrix without zero rows (a zero normal or point has no direction on the sphere)."""
+    points = as_matrix(value, name)
+    if points.shape[1] != 3:
+        raise ValueError(f"{name} must be an (n, 3) array (points of R^3), got shape {points.shape}")
+    if np.any(np.linalg.norm(points, axis=1) == 0):
+        raise ValueError(f"{name} must not have a zero row: it has no direction on the sphere")
+    return points
+
+
 def spherical_polygon_area(normals) -> float:
     """Area of the region {w in S^2 : <w, n_i> > 0 for every row n_i of `normals`} (0 if it is empty).
 
@@ -37,10 +50,10 @@ def spherical_polygon_area(normals) -> float:
     of two great circles that satisfy every other constraint.  Cut it into triangles from its centre and
     add their areas (spherical excess, Van Oosterom and Strackee: tan(E/2) = |a.(b x c)| / (1 + a.b + b.c + c.a)).
     """
-    normals = np.asarray(normals, dtype=float)
-    if normals.ndim != 2 or normals.shape[1] != 3:
-        raise ValueError(f"normals must be an (n, 3) array, got shape {normals.shape}")
+    normals = _as_points_in_r3(normals, "normals")
     normals = normals / np.linalg.norm(normals, axis=1, keepdims=True)
+    # The same wall twice bounds nothing new (and its cross product with itself gives no corner).
+    normals = np.unique(np.round(normals, 12), axis=0)
     if len(normals) == 1:
         return 2 * np.pi
     corners = []
@@ -54,11 +67,15 @@ def spherical_polygon_area(normals) -> float:
                 others = np.delete(normals, [i, j], axis=0) @ corner
                 if np.all(others >= -1e-12):
                     corners.append(corner)
+    corners = np.unique(np.round(np.array(corners), 12), axis=0) if corners else np.zeros((0, 3))
     if len(corners) < 3:
-        if len(normals) == 2 and len(corners) == 2:     # a lune between two half-spheres
-            return 2 * float(np.arccos(np.clip(-normals[0] @ normals[1], -1, 1)))
+        if len(corners) == 2:
+            # A lune: its two corners are +-c and every wall is a great circle through them.  Seen along c the
+            # walls are half-planes through 0 whose normals spread over the angle `spread`; the lune's angle is
+            # pi - spread, its area twice that (two walls: 2 arccos(-n_0 . n_1)).
+            spread = float(np.max(np.arccos(np.clip(normals @ normals.T, -1.0, 1.0))))
+            return 2 * (np.pi - spread)
         return 0.0
-    corners = np.unique(np.round(np.array(corners), 12), axis=0)
     centre = corners.mean(axis=0)
     centre /= np.linalg.norm(centre)
     # order the corners by angle around the centre
@@ -77,17 +94,32 @@ def spherical_polygon_area(normals) -> float:
 
 def volume_ratio_on_sphere(X, y, X_test):
     """Exact p+ = area(V+) / area(V) for a linear kernel in R^3 (X (l, 3), X_test (m, 3))."""
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
+    X = _as_points_in_r3(X, "X")
+    y = as_pm1_labels(y, "y", length=X.shape[0])
+    X_test = _as_points_in_r3(X_test, "X_test")
     walls = y[:, None] * X
     total = spherical_polygon_area(walls)
     if total <= 0:
         raise ValueError("No version space: these points and labels cannot be separated by a plane through 0")
     return np.array([spherical_polygon_area(np.vstack([walls, x[None, :]])) / total
-                     for x in np.asarray(X_test, dtype=float)])
+                     for x in X_test])
 
 
 # ---- Figure 2: error against rejection rate ----------------------------------------------------------------
+
+def _as_correct(value, name, length):
+    """True / False per point (or 1 / 0): +-1 would count every point as correct once cast to bool."""
+    array = np.asarray(value) if not isinstance(value, str) else value
+    if getattr(array, "dtype", None) != bool:
+        array = as_float_array(array, name)
+        if not np.all((array == 0) | (array == 1)):
+            raise ValueError(f"{name} must hold True / False (or 1 / 0) per point, got the values "
+                             f"{np.unique(array)[:5].tolist()}")
+    array = array.astype(bool)
+    if array.ndim != 1 or array.shape[0] != length:
+        raise ValueError(f"{name} must be 1-d with one entry per confidence ({length}), got shape {array.shape}")
+    return array
+
 
 def error_rejection_curve(confidence, correct, thresholds):
     """For each threshold theta: the rejection rate (confidence < theta) and the error on the rest.
@@ -95,12 +127,9 @@ def error_rejection_curve(confidence, correct, thresholds):
     Returns (rejection, error), arrays with one entry per threshold; the error is NaN where every point
     is rejected.
     """
-    confidence = np.asarray(confidence, dtype=float)
-    correct = np.asarray(correct, dtype=bool)
-    thresholds = np.atleast_1d(np.asarray(thresholds, dtype=float))
-    if confidence.shape != correct.shape or confidence.ndim != 1:
-        raise ValueError(f"confidence and correct must be 1-d of the same length, got shapes "
-                         f"{confidence.shape} and {correct.shape}")
+    confidence = as_vector(confidence, "confidence")
+    correct = _as_correct(correct, "correct", confidence.shape[0])
+    thresholds = np.atleast_1d(as_float_array(thresholds, "thresholds", ndim=(0, 1)))
     rejected = confidence[None, :] < thresholds[:, None]
     accepted = ~rejected
     n_accepted = accepted.sum(axis=1)
@@ -119,10 +148,26 @@ def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.
     integer, or "auto").  Returns a dict of (n_splits, n_test) arrays:
     trans_confidence, trans_correct, svm_confidence, svm_correct.
     """
+    X = as_matrix(X, "X")
+    y = as_pm1_labels(y, "y", length=X.shape[0])   # 0/1 labels compared with +-1 predictions read as errors
+    sigma = as_scalar(sigma, "sigma", low=0.0, low_open=True)
+    if not (isinstance(n_bounces, str) and n_bounces == "auto"):
+        as_positive_int(n_bounces, "n_bounces")
+    train_fraction = as_scalar(train_fraction, "train_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
+    n_train = int(round(train_fraction * X.shape[0]))
+    if not 2 <= n_train <= X.shape[0] - 1:
+        raise ValueError(f"train_fraction = {train_fraction} leaves {n_train} of the {X.shape[0]} points of X for "
+                         "training: both parts need points (at least 2 to train)")
+    n_splits = as_positive_int(n_splits, "n_splits")
+    check_work_budget(n_splits, MAX_SPLITS, "n_splits", n_splits, "splits")
+    C = as_scalar(C, "C", low=0.0, low_open=True)
+    as_positive_int(n_chains, "n_chains")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a function of the split number, got {progress!r}")
     rng = as_generator(random_state)
     results = {key: [] for key in ("trans_confidence", "trans_correct", "svm_confidence", "svm_correct")}
     with blas_threads():
-        for split in range(as_positive_int(n_splits, "n_splits")):
+        for split in range(n_splits):
             _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results)
             if progress is not None:
                 progress(split + 1)
@@ -132,6 +177,9 @@ def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.
 def _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results):
     """One random split of `compare_with_svm`: append both methods' confidences and correctness."""
     X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
+    if len(np.unique(y_train)) < 2:
+        raise ValueError(f"y: a random split left only the class {y_train[0]:+g} in the training part "
+                         f"({len(y_train)} points); use more points of each class or a larger train_fraction")
     K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
     svm = SVC(kernel="precomputed", C=C).fit(K, y_train)
     decision = svm.decision_function(K_test)
@@ -142,14 +190,42 @@ def _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results
     results["trans_correct"].append(np.where(p_plus > 0.5, 1.0, -1.0) == y_test)
 
 
+def _as_results(results):
+    """compare_with_svm's dict: four (n_splits, n_test) arrays, confidences >= 0, correct as booleans."""
+    keys = ("trans_confidence", "trans_correct", "svm_confidence", "svm_correct")
+    if not isinstance(results, dict) or any(key not in results for key in keys):
+        raise TypeError(f"results must be the dict compare_with_svm returns, with the keys {keys}, "
+                        f"got {type(results).__name__}")
+    checked = {}
+    for method in ("trans", "svm"):
+        confidence = as_float_array(results[f"{method}_confidence"], f"results['{method}_confidence']", ndim=2)
+        if np.any(confidence < 0) or (method == "trans" and np.any(confidence > 1)):
+            raise ValueError(f"results['{method}_confidence'] must hold confidences >= 0"
+                             f"{' and <= 1' if method == 'trans' else ''}")
+        name = f"results['{method}_correct']"
+        raw = np.asarray(results[f"{method}_correct"], dtype=object if results[f"{method}_correct"] is None else None)
+        if raw.shape != confidence.shape:
+            raise ValueError(f"{name} must have the shape of the confidences {confidence.shape}, got {raw.shape}")
+        correct = np.array([_as_correct(row, name, confidence.shape[1]) for row in raw])
+        checked[f"{method}_confidence"], checked[f"{method}_correct"] = confidence, correct
+    return checked
+
+
 def match_theta_max(results) -> float:
     """The SVM threshold whose rejection rate equals the transduction's at theta = 1 (the paper's theta_max).
 
     Transduction at theta = 1 rejects every point with c_trans < 1; theta_max is the quantile of the SVM's
     confidences |f(x)| (pooled over the equal-sized splits) at that rejection rate.
     """
-    rate = float(np.mean(results["trans_confidence"] < 1.0))
-    return float(np.quantile(results["svm_confidence"].ravel(), rate))
+    if not isinstance(results, dict) or any(key not in results for key in ("trans_confidence", "svm_confidence")):
+        raise TypeError("results must be a dict with 'trans_confidence' and 'svm_confidence' (compare_with_svm's), "
+                        f"got {type(results).__name__}")
+    trans = as_float_array(results["trans_confidence"], "results['trans_confidence']")
+    svm = as_float_array(results["svm_confidence"], "results['svm_confidence']")
+    if np.any(trans < 0) or np.any(trans > 1) or np.any(svm < 0):
+        raise ValueError("results must hold confidences >= 0 (the transduction's <= 1)")
+    rate = float(np.mean(trans < 1.0))
+    return float(np.quantile(svm.ravel(), rate))
 
 
 def figure2_curves(results, n_thresholds: int = 41, theta_max=None, curve=None, methods=None):
@@ -164,8 +240,13 @@ def figure2_curves(results, n_thresholds: int = 41, theta_max=None, curve=None, 
     """
     theta = np.linspace(0.0, 1.0, as_positive_int(n_thresholds, "n_thresholds", minimum=2))
     curve = error_rejection_curve if curve is None else curve
+    if not callable(curve):
+        raise TypeError(f"curve must be None or a function like error_rejection_curve, got {curve!r:.60}")
+    if methods is None:
+        results = _as_results(results)   # custom methods bring keys of their own
     if theta_max is None:
         theta_max = match_theta_max(results)
+    theta_max = as_scalar(theta_max, "theta_max", low=0.0)
     methods = {"trans": 1.0, "svm": theta_max} if methods is None else methods
     curves = {"theta": theta, "theta_max": theta_max}
     for method, scale in methods.items():

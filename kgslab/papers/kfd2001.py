@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import data
+from .._validation import (as_float_array, as_generator, as_positive_int, as_probabilities, as_scalar,
+                           check_work_budget)
 from ..kfd import KFD, LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
 
 __all__ = [
@@ -43,6 +45,17 @@ TOY_STATISTICS = ["m1[0]", "m1[1]", "m2[0]", "m2[1]", "C1[0,0]", "C1[0,1]", "C1[
 
 def toy_statistics(means, covariances, flip_rates, noise_rates, prior_1):
     """The 15 numbers of `TOY_STATISTICS` in that order."""
+    means = as_float_array(means, "means", ndim=2)
+    covariances = as_float_array(covariances, "covariances", ndim=3)
+    if means.shape != (2, 2) or covariances.shape != (2, 2, 2):
+        raise ValueError(f"means must be (2, 2) and covariances (2, 2, 2) (two classes in R^2), got {means.shape} "
+                         f"and {covariances.shape}")
+    flip_rates = as_probabilities(flip_rates, "flip_rates", ndim=1)
+    noise_rates = as_probabilities(noise_rates, "noise_rates", ndim=1)
+    if flip_rates.shape != (2,) or noise_rates.shape != (2,):
+        raise ValueError(f"flip_rates and noise_rates must hold two numbers each, got {flip_rates.shape} and "
+                         f"{noise_rates.shape}")
+    prior_1 = as_scalar(prior_1, "prior_1", low=0.0, high=1.0)
     return np.concatenate([means[0], means[1], covariances[0][[0, 0, 1], [0, 1, 1]],
                            covariances[1][[0, 0, 1], [0, 1, 1]], flip_rates, noise_rates, [prior_1]])
 
@@ -70,10 +83,17 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
     student's `run_em`); default the kit's `label_noise_em`.
     Returns (population truth (15,), {N: estimates (n_repeats, 15)}, {N: sample values (n_repeats, 15)}).
     """
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+        raise TypeError(f"sizes must be a sequence of sample sizes, got {sizes!r}")
+    sizes = [as_positive_int(n, "sizes", minimum=10) for n in sizes]   # EM needs a few points of each class
+    if not sizes:
+        raise ValueError("sizes must name at least one sample size")
+    n_repeats = as_positive_int(n_repeats, "n_repeats")
+    check_work_budget(sum(sizes) * n_repeats, 1e7, "sizes", sizes, "points drawn and fitted (times n_repeats)")
     if em is not None and not callable(em):
         raise TypeError(f"em must be a function em(X, y_index, initial_flip_rates) or None, got {type(em).__name__}")
     em = _kit_em if em is None else em
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     population = data.KFD_TOY
     true_covariances = [f @ f.T for f in population["factors"]]
     _, true_flip = flip_rates_from_noise_rates([population["noise_rate"]] * 2, population["priors"])
@@ -117,8 +137,11 @@ def digits_experiment(noise_rates=DIGITS_NOISE_RATES, n_splits=10, random_state=
     estimated_noise (r, n_splits) (the label-noise model's mean noise rate), settings.
     """
     settings = {**DIGITS_SETTINGS, **settings}
-    rng = np.random.default_rng(random_state)
-    noise_rates = np.asarray(noise_rates, dtype=float)
+    rng = as_generator(random_state)
+    noise_rates = as_probabilities(noise_rates, "noise_rates", ndim=1)
+    n_splits = as_positive_int(n_splits, "n_splits")
+    check_work_budget(len(noise_rates) * n_splits, 10_000, "n_splits", n_splits, "fits (times the noise rates)")
+    max_iter = as_positive_int(max_iter, "max_iter")
     errors = np.zeros((2, len(noise_rates), n_splits))
     estimated_noise = np.zeros((len(noise_rates), n_splits))
     for i, rate in enumerate(noise_rates):
@@ -157,6 +180,7 @@ def _stack(pieces):
 
 def sky_grids(stride=8):
     """{photograph: its `data.sky_pixels` every `stride` pixels}, for all of `data.SKY_PHOTOGRAPHS`."""
+    stride = as_positive_int(stride, "stride")
     return {name: data.sky_pixels(name, stride) for name in data.SKY_PHOTOGRAPHS}
 
 
@@ -166,8 +190,14 @@ def sky_split(test, grids):
     Returns a dict: X_train, y_train_image, y_train_pixel (every other photograph),
     X_test, y_test_pixel (the photographs `test`), train (the training photographs' names).
     """
-    unknown = [name for name in test if name not in data.SKY_PHOTOGRAPHS]
-    if unknown:
+    if isinstance(test, str) or not hasattr(test, "__iter__"):
+        raise TypeError(f"test must be a sequence of photograph names, e.g. ('china', 'flower'), got {test!r}")
+    test = list(test)
+    if not isinstance(grids, dict) or set(grids) != set(data.SKY_PHOTOGRAPHS):
+        raise TypeError(f"grids must be sky_grids(stride): a dict with every photograph of data.SKY_PHOTOGRAPHS, "
+                        f"got {type(grids).__name__}")
+    unknown = [name for name in test if not isinstance(name, str) or name not in data.SKY_PHOTOGRAPHS]
+    if unknown or not test:
         raise ValueError(f"test must name photographs among {sorted(data.SKY_PHOTOGRAPHS)}, got {unknown}")
     train = [name for name in data.SKY_PHOTOGRAPHS if name not in test]
     X_train, y_train_image, y_train_pixel = _stack([grids[name] for name in train])
@@ -201,6 +231,19 @@ def _sky_model(kind, **settings):
     return KFD(n_basis=200, random_state=0, **settings)
 
 
+def _as_pairs(pairs):
+    """Test pairs (one photograph with sky, one without), as sky_test_pairs gives them."""
+    if isinstance(pairs, str) or not hasattr(pairs, "__iter__"):
+        raise TypeError(f"pairs must be a list of (photograph with sky, photograph without), got {pairs!r}")
+    pairs = [tuple(pair) if isinstance(pair, (tuple, list)) else pair for pair in pairs]
+    valid = set(sky_test_pairs())
+    wrong = [pair for pair in pairs if pair not in valid]
+    if wrong or not pairs:
+        raise ValueError(f"pairs must hold (photograph with sky, photograph without) pairs such as "
+                         f"{sky_test_pairs()[0]}, got {wrong[:3] if wrong else 'none'}")
+    return pairs
+
+
 def sky_experiment(pairs=None, stride=8, widths=(0.3, 1.0, 3.0), progress=None) -> SkyResult:
     """The sky table over held-out photograph pairs (default: all of `sky_test_pairs`).
 
@@ -211,7 +254,13 @@ def sky_experiment(pairs=None, stride=8, widths=(0.3, 1.0, 3.0), progress=None) 
     width.  Both with 200 basis points; "label noise" freezes the non-sky rate at 0.
     Pixels are taken every `stride` pixels (the paper's uniform subsampling).
     """
-    pairs = sky_test_pairs() if pairs is None else list(pairs)
+    pairs = sky_test_pairs() if pairs is None else _as_pairs(pairs)
+    stride = as_positive_int(stride, "stride")
+    widths = as_float_array(widths, "widths", ndim=1)
+    if np.any(widths <= 0):
+        raise ValueError(f"widths must be RBF widths > 0, got {widths.tolist()}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a function of the test pair, got {progress!r}")
     result = SkyResult(pairs=pairs)
     accuracy = {method: [] for method in SKY_METHODS}
     width = {kind: [] for _, kind in SKY_METHODS[3:]}

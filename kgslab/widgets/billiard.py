@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..papers.bt1999 import figure2_curves
+from .._validation import as_positive_int
 from .base import Panel, float_slider
 
 __all__ = ["rejection_panel"]
@@ -22,9 +23,18 @@ _STYLE = {"trans": ("Bayesian transduction (c_trans)", "tab:blue", "o"),
 
 def rejection_panel(experiments: dict, *, theta: float = 0.5, n_thresholds: int = 51) -> Panel:
     """Error against rejection rate with a slider on theta; `experiments` maps a name to split results."""
+    if not isinstance(experiments, dict):
+        raise TypeError(f"experiments must be a dict {{data set name: compare_with_svm results}}, got "
+                        f"{experiments!r:.80}")
     if not experiments:
         raise ValueError("experiments must map at least one data set name to compare_with_svm results")
-    curves = {name: figure2_curves(results, n_thresholds) for name, results in experiments.items()}
+    n_thresholds = as_positive_int(n_thresholds, "n_thresholds", minimum=2)
+    curves = {}
+    for name, results in experiments.items():
+        try:
+            curves[name] = figure2_curves(results, n_thresholds)
+        except (TypeError, ValueError) as err:   # say which data set of `experiments` it was
+            raise type(err)(f"experiments[{name!r}]: {err}") from err
     thetas = next(iter(curves.values()))["theta"]
 
     def draw(figure, theta):
