@@ -343,6 +343,14 @@ def step_on_circle(features, y, coords, direction, q, rng):
     the piecewise-uniform density (`sample_angle`, the only draw from rng) and the point at theta.
     The reference of notebook 08's one-step exercise; the sampler itself runs `_step`.
     """
+    features = as_matrix(features, "features")
+    y = _as_signs(y, length=features.shape[0])
+    coords = _as_unit_coords(coords, features.shape[1])
+    direction = as_vector(direction, "direction", length=features.shape[1], length_of="features' columns")
+    if abs(float(direction @ direction) - 1.0) > 1e-6 or abs(float(direction @ coords)) > 1e-6:
+        raise ValueError(f"direction must be a unit vector orthogonal to coords (a tangent), got norm "
+                         f"{np.linalg.norm(direction):.6g} and <direction, coords> = {direction @ coords:.3g}")
+    q, rng = _check_q(q, allow_half=True), as_generator(rng, "rng")
     angles = crossing_angles(features @ coords, features @ direction, y)
     boundaries, errors = arc_errors_by_sweep(angles)
     theta = sample_angle(boundaries, errors, q, rng)

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -17,9 +18,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from .._blas import blas_threads
-from .._validation import (as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int, as_scalar,
-                           as_vector, check_work_budget)
-from ..billiard import (KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence,
+from .._validation import (as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int,
+                           as_probabilities, as_scalar, as_vector, check_random_state_kind, check_work_budget)
+from ..billiard import (MAX_BOUNCES, KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence,
                         version_space_start)
 from ..data.uci import random_split
 from ..kernels import rbf_kernel
@@ -153,17 +154,11 @@ def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.
     sigma = as_scalar(sigma, "sigma", low=0.0, low_open=True)
     if not (isinstance(n_bounces, str) and n_bounces == "auto"):
         as_positive_int(n_bounces, "n_bounces")
-    train_fraction = as_scalar(train_fraction, "train_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
-    n_train = int(round(train_fraction * X.shape[0]))
-    if not 2 <= n_train <= X.shape[0] - 1:
-        raise ValueError(f"train_fraction = {train_fraction} leaves {n_train} of the {X.shape[0]} points of X for "
-                         "training: both parts need points (at least 2 to train)")
-    n_splits = as_positive_int(n_splits, "n_splits")
-    check_work_budget(n_splits, MAX_SPLITS, "n_splits", n_splits, "splits")
+    train_fraction = _check_train_fraction(train_fraction, X.shape[0])
+    n_splits = _check_n_splits(n_splits)
     C = as_scalar(C, "C", low=0.0, low_open=True)
     as_positive_int(n_chains, "n_chains")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be None or a function of the split number, got {progress!r}")
+    _check_progress(progress)
     rng = as_generator(random_state)
     results = {key: [] for key in ("trans_confidence", "trans_correct", "svm_confidence", "svm_correct")}
     with blas_threads():
@@ -172,6 +167,27 @@ def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.
             if progress is not None:
                 progress(split + 1)
     return {key: np.array(value) for key, value in results.items()}
+
+
+def _check_train_fraction(train_fraction, n_points):
+    """A fraction in (0, 1) that leaves at least 2 training points and 1 test point of n_points."""
+    train_fraction = as_scalar(train_fraction, "train_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
+    n_train = int(round(train_fraction * n_points))
+    if not 2 <= n_train <= n_points - 1:
+        raise ValueError(f"train_fraction = {train_fraction} leaves {n_train} of the {n_points} points of X for "
+                         "training: both parts need points (at least 2 to train)")
+    return train_fraction
+
+
+def _check_n_splits(n_splits):
+    n_splits = as_positive_int(n_splits, "n_splits")
+    check_work_budget(n_splits, MAX_SPLITS, "n_splits", n_splits, "splits")
+    return n_splits
+
+
+def _check_progress(progress):
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a function of the split number, got {progress!r:.60}")
 
 
 def _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results):
@@ -290,16 +306,32 @@ def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=
     (levels, splits, trajectories, m) and, if auto > 0, auto_p_plus, auto_mc_error, auto_rhat (auto, m),
     auto_n_bounces and auto_converged (auto,).
     """
-    rng = as_generator(random_state)
+    X = as_matrix(X, "X")
+    y = as_pm1_labels(y, "y", length=X.shape[0])
+    sigma = as_scalar(sigma, "sigma", low=0.0, low_open=True)
+    n_splits = _check_n_splits(n_splits)
+    if isinstance(levels, (str, bytes, dict, set)) or not np.iterable(levels) or len(levels) == 0:
+        raise TypeError(f"levels must be a non-empty sequence of bounce counts, got {levels!r:.60}")
     levels = [as_positive_int(level, "levels", minimum=1) for level in levels]
     if sorted(levels) != levels:
         raise ValueError(f"levels must increase (they are read off the same trajectories), got {levels}")
     n_trajectories = as_positive_int(n_trajectories, "n_trajectories")
+    # the trajectories of every split run to the last level: refuse a study that would look like a hang
+    check_work_budget(n_splits * n_trajectories * levels[-1], MAX_BOUNCES, "levels", levels[-1],
+                      "bounces (times n_splits and n_trajectories)")
+    auto = as_positive_int(auto, "auto", minimum=0)
+    if auto > n_splits:
+        raise ValueError(f"auto must be <= n_splits ({n_splits}): it counts the splits with the 'auto' run, got {auto}")
+    train_fraction = _check_train_fraction(train_fraction, X.shape[0])
+    C = as_scalar(C, "C", low=0.0, low_open=True)
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    _check_progress(progress)
+    rng = as_generator(random_state)
     keys = ["y_test", "svm_decision", "svm0_decision", "p_plus"]
     keys += ["auto_p_plus", "auto_mc_error", "auto_rhat", "auto_n_bounces", "auto_converged"] if auto else []
     study = {key: [] for key in keys}
     with blas_threads():
-        for split in range(as_positive_int(n_splits, "n_splits")):
+        for split in range(n_splits):
             X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
             K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
             study["y_test"].append(y_test)
@@ -333,6 +365,50 @@ def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=
     return study
 
 
+def _as_study(study):
+    """`bounce_study`'s dict, checked: y_test +-1 and the decisions (splits, m), p_plus (levels, splits,
+    trajectories, m) of probabilities, levels increasing, and the "auto" arrays (auto, m) when present."""
+    keys = ("y_test", "svm_decision", "svm0_decision", "p_plus", "levels")
+    if not isinstance(study, dict) or any(key not in study for key in keys):
+        raise TypeError(f"study must be the dict bounce_study returns, with the keys {keys}, "
+                        f"got {type(study).__name__}")
+    checked = dict(study)
+    y_test = as_float_array(study["y_test"], "study['y_test']", ndim=2)
+    if not np.all(np.abs(y_test) == 1):
+        raise ValueError(f"study['y_test'] must hold the labels -1 and +1, got {np.unique(y_test)[:5].tolist()}")
+    for key in ("svm_decision", "svm0_decision"):
+        checked[key] = as_float_array(study[key], f"study['{key}']", ndim=2)
+        if checked[key].shape != y_test.shape:
+            raise ValueError(f"study['{key}'] must have the shape of study['y_test'] {y_test.shape}, "
+                             f"got {checked[key].shape}")
+    p_plus = as_probabilities(study["p_plus"], "study['p_plus']", ndim=4)
+    levels = as_float_array(study["levels"], "study['levels']", ndim=1)
+    if (p_plus.shape[0] != len(levels) or p_plus.shape[1] != y_test.shape[0]
+            or p_plus.shape[3] != y_test.shape[1]):
+        raise ValueError(f"study['p_plus'] must have the shape (levels {len(levels)}, splits {y_test.shape[0]}, "
+                         f"trajectories, m {y_test.shape[1]}), got {p_plus.shape}")
+    if np.any(levels != np.round(levels)) or np.any(levels < 1) or np.any(np.diff(levels) <= 0):
+        raise ValueError(f"study['levels'] must be increasing bounce counts, got {levels.tolist()}")
+    checked.update(y_test=y_test, p_plus=p_plus, levels=levels.astype(int))
+    if "auto_p_plus" in study:
+        auto = as_probabilities(study["auto_p_plus"], "study['auto_p_plus']", ndim=2)
+        if auto.shape[0] > y_test.shape[0] or auto.shape[1] != y_test.shape[1]:
+            raise ValueError(f"study['auto_p_plus'] must have the shape (auto <= {y_test.shape[0]}, "
+                             f"{y_test.shape[1]}), got {auto.shape}")
+        checked["auto_p_plus"] = auto
+    return checked
+
+
+def _check_level(study, level, name):
+    """One of study['levels'] (a bounce count), or "auto" when the study has the "auto" run."""
+    allowed = [int(value) for value in study["levels"]] + (["auto"] if "auto_p_plus" in study else [])
+    if isinstance(level, str) and level == "auto" and "auto" in allowed:
+        return level
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)) or int(level) not in allowed:
+        raise ValueError(f"{name} must be one of the study's levels {allowed}, got {level!r:.60}")
+    return int(level)
+
+
 def study_results(study, method, level=None, trajectory=0):
     """One method's confidences and correctness from `bounce_study`, as `figure2_curves` takes them.
 
@@ -340,6 +416,15 @@ def study_results(study, method, level=None, trajectory=0):
     "trans" (c_trans and the label of eq. 6 from p+ after `level` bounces of one `trajectory`, or of the
     "auto" run when level is "auto").  Returns {"<method>_confidence": ..., "<method>_correct": ...}.
     """
+    study = _as_study(study)
+    if not isinstance(method, str) or method not in ("svm", "svm0", "trans"):
+        raise ValueError(f"method must be 'svm', 'svm0' or 'trans', got {method!r:.60}")
+    if level is not None or method == "trans":
+        level = _check_level(study, level, "level")
+    n_trajectories = study["p_plus"].shape[2]
+    trajectory = as_positive_int(trajectory, "trajectory", minimum=0)
+    if trajectory >= n_trajectories:
+        raise ValueError(f"trajectory must be < the study's {n_trajectories} trajectories, got {trajectory}")
     y_test = study["y_test"]
     if isinstance(level, str) and level == "auto":
         y_test = y_test[:len(study["auto_p_plus"])]          # the "auto" run covers the first splits only
@@ -364,7 +449,12 @@ def study_curves(study, curve=None, n_thresholds: int = 41, reference_level=None
     splits); "svm" and "svm0": the SVM with and without bias, thresholds up to the theta_max whose rejection
     matches transduction's at theta = 1 after `reference_level` bounces (default: the largest level).
     """
-    level = int(study["levels"][-1]) if reference_level is None else reference_level
+    study = _as_study(study)
+    if curve is not None and not callable(curve):
+        raise TypeError(f"curve must be None or a function like error_rejection_curve, got {curve!r:.60}")
+    n_thresholds = as_positive_int(n_thresholds, "n_thresholds", minimum=2)
+    level = (int(study["levels"][-1]) if reference_level is None
+             else _check_level(study, reference_level, "reference_level"))
     reference = study_results(study, "trans", level)
     lines, theta_max = {}, {}
     for method in ("svm", "svm0"):
@@ -386,9 +476,13 @@ def error_at_rejection(confidence, correct, rates):
     confidence measure, so two measures can be compared at equal rejection (paired, split by split).  Ties
     are broken by the order of the test points (random, since the splits are).  Returns (splits, rates).
     """
-    confidence = np.atleast_2d(np.asarray(confidence, dtype=float))
-    correct = np.atleast_2d(np.asarray(correct, dtype=bool))
-    rates = np.atleast_1d(np.asarray(rates, dtype=float))
+    confidence = np.atleast_2d(as_float_array(confidence, "confidence", ndim=(1, 2)))
+    raw = correct if isinstance(correct, str) or correct is None else np.atleast_2d(np.asarray(correct))
+    if getattr(raw, "shape", None) != confidence.shape:
+        raise ValueError(f"correct must have the shape of confidence {confidence.shape}, "
+                         f"got {getattr(raw, 'shape', type(correct).__name__)}")
+    correct = np.array([_as_correct(row, "correct", confidence.shape[1]) for row in raw])
+    rates = np.atleast_1d(as_float_array(rates, "rates", ndim=(0, 1)))
     if np.any((rates < 0) | (rates >= 1)):
         raise ValueError(f"rates must lie in [0, 1), got {rates}")
     m = confidence.shape[1]
@@ -400,13 +494,21 @@ def error_at_rejection(confidence, correct, rates):
 
 def paired_difference(first, second):
     """Mean and standard error over the splits of first - second (arrays (splits, ...))."""
-    difference = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)
+    first, second = as_float_array(first, "first"), as_float_array(second, "second")
+    if first.ndim == 0 or first.shape[0] < 2:
+        raise ValueError(f"first must have at least 2 splits along its first axis (a standard error), "
+                         f"got shape {first.shape}")
+    if second.shape != first.shape:
+        raise ValueError(f"second must have the shape of first {first.shape}, got {second.shape}")
+    difference = first - second
     return difference.mean(axis=0), difference.std(axis=0, ddof=1) / np.sqrt(difference.shape[0])
 
 
 def agreement(p_first, p_second):
     """Two independent estimates of p+ (arrays (..., m)): share of labels that differ, mean |p difference|."""
-    p_first, p_second = np.asarray(p_first, dtype=float), np.asarray(p_second, dtype=float)
+    p_first, p_second = as_probabilities(p_first, "p_first"), as_probabilities(p_second, "p_second")
+    if p_second.shape != p_first.shape:
+        raise ValueError(f"p_second must have the shape of p_first {p_first.shape}, got {p_second.shape}")
     return float(np.mean((p_first > 0.5) != (p_second > 0.5))), float(np.mean(np.abs(p_first - p_second)))
 
 
@@ -417,6 +519,16 @@ def write_figure2(path, name, n_splits=100, auto=10, random_state=1999):
     `auto` splits; a JSON file at `path`."""
     from .. import data
 
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or str(path) == "":
+        raise TypeError(f"path must be a file name (str or Path), got {path!r:.60}")
+    if Path(path).is_dir():
+        raise ValueError(f"path must name a file to write, got the directory {str(path)!r}")
+    _check_data_name(name)
+    n_splits = _check_n_splits(n_splits)
+    auto = as_positive_int(auto, "auto", minimum=0)
+    if auto > n_splits:
+        raise ValueError(f"auto must be <= n_splits ({n_splits}): it counts the splits with the 'auto' run, got {auto}")
+    check_random_state_kind(random_state)
     X, y = {"thyroid": data.load_thyroid, "heart": data.load_heart}[name]()
     study = bounce_study(X, y, PAPER_SIGMA[name], n_splits=n_splits, auto=auto, random_state=random_state,
                          progress=lambda done: print(f"{name}: {done}/{n_splits} splits", flush=True))
@@ -436,10 +548,16 @@ def write_figure2(path, name, n_splits=100, auto=10, random_state=1999):
     return path
 
 
+def _check_data_name(name):
+    if not isinstance(name, str) or name not in PAPER_SIGMA:
+        raise ValueError(f"name must be one of the paper's data sets {sorted(PAPER_SIGMA)}, got {name!r:.60}")
+
+
 def load_figure2(name):
     """The committed paper-sized run of data set `name`: (study dict of arrays, command, settings)."""
     from ..data import load_result
 
+    _check_data_name(name)
     try:
         payload = load_result(f"bt1999_figure2_{name}.json")
     except FileNotFoundError as missing:

@@ -16,9 +16,10 @@ import json
 import numpy as np
 
 from .. import data
-from .._validation import as_generator, as_pm1_labels, as_positive_int, as_scalar
+from .._validation import (as_float_array, as_generator, as_pm1_labels, as_positive_int, as_probabilities,
+                           as_scalar, check_work_budget)
 from ..kernels import linear_kernel
-from ..kgs import gibbs_run
+from ..kgs import MAX_STEPS, gibbs_run
 from ..versionspace import kernel_coordinates, max_margin
 
 __all__ = ["quadratic_svm", "figure4", "figure4_full", "write_figure4", "FIGURE4_Q", "FIGURE4_LAMBDA", "FIGURE4_FILE",
@@ -28,6 +29,8 @@ FIGURE4_Q = (0.02, 0.05, 0.1, 0.2)                      # the BPM's assumed flip
 FIGURE4_LAMBDA = (0.02, 0.05, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)   # the SVM's lambda, 0.02 to 30 (log axis)
 FIGURE4_FILE = "kgs2000_figure4.json"
 FIGURE4_COMMAND = "python -m kgslab.papers.kgs2000"
+MAX_POINTS = 100_000       # training or test points of one set (the paper: 100 / 1000); more looks like a hang
+FIGURE4_BURN_IN, FIGURE4_THIN = 50, 3
 
 
 def quadratic_svm(K, y, lam):
@@ -55,8 +58,21 @@ def figure4(n_sets=12, q_levels=FIGURE4_Q, lambdas=FIGURE4_LAMBDA, *, n_train=10
     R-hat of a training vote over each set's chains, rhat (n_sets, len(q_levels)).
     """
     n_sets = as_positive_int(n_sets, "n_sets", minimum=2)
+    q_levels = as_float_array(q_levels, "q_levels", ndim=1)
+    if np.any(q_levels < 0) or np.any(q_levels >= 0.5):
+        raise ValueError(f"q_levels must hold assumed flip rates in [0, 0.5), got {q_levels.tolist()[:6]}")
+    lambdas = as_float_array(lambdas, "lambdas", ndim=1)
+    if np.any(lambdas <= 0):
+        raise ValueError(f"lambdas must hold numbers > 0 (lambda I is added to K), got {lambdas.tolist()[:6]}")
+    for name, value in (("n_train", n_train), ("n_test", n_test)):
+        check_work_budget(as_positive_int(value, name), MAX_POINTS, name, value, "points per set")
+    flip_rate = as_scalar(flip_rate, "flip_rate", low=0.0, high=0.5)
+    samples_per_chain = as_positive_int(samples_per_chain, "samples_per_chain")
+    n_chains = as_positive_int(n_chains, "n_chains")
+    steps = n_sets * len(q_levels) * n_chains * (FIGURE4_BURN_IN + FIGURE4_THIN * samples_per_chain)
+    check_work_budget(steps, MAX_STEPS, "samples_per_chain", samples_per_chain,
+                      "Gibbs steps (times n_sets, the q_levels and n_chains)")
     rng = as_generator(random_state)
-    q_levels, lambdas = np.asarray(q_levels, float), np.asarray(lambdas, float)
     bpm = np.zeros((n_sets, len(q_levels)))
     svm = np.zeros((n_sets, len(lambdas)))
     rhat = np.zeros((n_sets, len(q_levels)))
@@ -65,7 +81,8 @@ def figure4(n_sets=12, q_levels=FIGURE4_Q, lambdas=FIGURE4_LAMBDA, *, n_train=10
         X_test, y_test, _ = data.sphere_data(n_test, flip_rate=flip_rate, random_state=rng)
         K_train, K_test = linear_kernel(X_train), linear_kernel(X_test, X_train)
         for k, q in enumerate(q_levels):
-            run = gibbs_run(K_train, y_train, q, samples_per_chain, n_chains=n_chains, burn_in=50, thin=3,
+            run = gibbs_run(K_train, y_train, q, samples_per_chain, n_chains=n_chains, burn_in=FIGURE4_BURN_IN,
+                            thin=FIGURE4_THIN,
                             random_state=rng)
             bayes_point = run.alphas.reshape(-1, n_train).mean(axis=0)
             bpm[s, k] = np.mean(np.sign(K_test @ bayes_point) != y_test)
@@ -80,8 +97,24 @@ def figure4_full():
     return figure4(100, random_state=2000)
 
 
+def _as_figure4_run(run):
+    """`figure4`'s dict, checked: q_levels, lambdas, test errors bpm / svm in [0, 1] and rhat (sets, levels)."""
+    keys = ("q_levels", "lambdas", "bpm", "svm", "rhat")
+    if not isinstance(run, dict) or any(key not in run for key in keys):
+        raise TypeError(f"run must be the dict figure4 returns, with the keys {keys}, got {type(run).__name__}")
+    q_levels = as_float_array(run["q_levels"], "run['q_levels']", ndim=1)
+    lambdas = as_float_array(run["lambdas"], "run['lambdas']", ndim=1)
+    bpm = as_probabilities(run["bpm"], "run['bpm']", ndim=2)
+    for key, columns in (("bpm", len(q_levels)), ("svm", len(lambdas)), ("rhat", len(q_levels))):
+        array = (as_probabilities if key != "rhat" else as_float_array)(run[key], f"run['{key}']", ndim=2)
+        if array.shape != (bpm.shape[0], columns):
+            raise ValueError(f"run['{key}'] must have the shape (sets {bpm.shape[0]}, {columns}), got {array.shape}")
+    return run
+
+
 def write_figure4(run):
     """Write a Figure 4 run (`figure4_full()`) to data/results/kgs2000_figure4.json; returns the path."""
+    run = _as_figure4_run(run)
     payload = {"command": FIGURE4_COMMAND + "  (or: KGSLAB_FULL=1 jupyter nbconvert --to notebook --execute "
                                             "solutions/08_kernel_gibbs_sampler.ipynb)",
                "what": "test error (against noisy test labels) of the BPM (100 KGS samples, 4 chains) per "
