@@ -107,7 +107,7 @@ def as_probabilities(value, name: str, ndim: int | tuple[int, ...] | None = None
     """A finite float array with every entry in [0, 1]."""
     array = as_float_array(value, name, ndim=ndim)
     if np.any(array < 0) or np.any(array > 1):
-        worst = float(array[np.argmax(np.abs(array - 0.5))])
+        worst = float(array.flat[np.argmax(np.abs(array - 0.5))])
         raise ValueError(f"{name} must hold probabilities in [0, 1], got {worst:.6g}")
     return array
 

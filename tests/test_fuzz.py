@@ -50,17 +50,7 @@ from fuzz_strategies import (BAD, exact_floats, features, gram, gram_and_factor,
 # ---- PENDING: the one place listing names not fuzzed yet ----------------------------------------------
 # Modules being rewritten on other branches validate their own functions; when they land, delete the
 # entry and register their names below.
-PENDING = {
-    # Made public by the issue-17-billiard merge (main 717801c), minutes before issue-18b's deadline; the
-    # registration test listed them at once.  Register them next (and delete these lines).
-    **{f"kgslab.papers.bt1999.{name}": "issue 17 (billiard merge): register next" for name in (
-        "bounce_study", "study_results", "study_curves", "error_at_rejection", "paired_difference", "agreement",
-        "write_figure2", "load_figure2")},
-    # Made public by the issue-17-kgs merge (main 40b9585) after issue-18b's branch was cut; listed at merge time.
-    **{name: "issue 17 (KGS merge): register next" for name in (
-        "kgslab.kgs.step_on_circle", "kgslab.kgs.monitor_kernel", "kgslab.papers.kgs2000.figure4",
-        "kgslab.papers.kgs2000.figure4_full", "kgslab.papers.kgs2000.write_figure4")},
-}
+PENDING = {}   # empty: every public name is registered below
 
 PROFILE = os.environ.get("KGSLAB_FUZZ_PROFILE", "ci")
 settings.register_profile("ci", max_examples=8, deadline=None, derandomize=True, database=None,
@@ -1199,6 +1189,154 @@ register("kgslab.check.core.Exercise",
 RESULT_TYPES["kgslab.check.core.Record"] = "what a check recorded (built by run_exercise)"
 
 
+# ---- issue 17's new public names: the bounce study of notebook 09, Figure 4 of notebook 08, one KGS step -----
+
+import json  # noqa: E402
+import tempfile  # noqa: E402
+from unittest import mock  # noqa: E402
+
+from kgslab.papers import kgs2000 as _kgs2000  # noqa: E402
+
+_SCRATCH = Path(tempfile.mkdtemp(prefix="kgslab-fuzz-"))   # the file writers write here, never to data/results
+
+
+@st.composite
+def study_problem(draw, auto=False):
+    """A small dict of bounce_study's form (drawn, not run): 2-3 splits, 1-2 trajectories, 2-6 test points."""
+    splits, trajectories, m = draw(st.integers(2, 3)), draw(st.integers(1, 2)), draw(st.integers(2, 6))
+    y_test = np.where(draw(hnp.arrays(bool, (splits, m))), 1.0, -1.0)
+    study = {"y_test": y_test,
+             "svm_decision": draw(hnp.arrays(float, (splits, m), elements=exact_floats(-2, 2))),
+             "svm0_decision": draw(hnp.arrays(float, (splits, m), elements=exact_floats(-2, 2))),
+             "p_plus": draw(hnp.arrays(float, (2, splits, trajectories, m), elements=probability)),
+             "levels": np.array([5, 10])}
+    study["p_plus"][:, 0, :, 0] = 1.0     # a sure point in split 0, so theta = 1 accepts one (else its error is NaN)
+    if auto:
+        study["auto_p_plus"] = draw(hnp.arrays(float, (1, m), elements=probability))
+        study["auto_p_plus"][0, 0] = 1.0
+    return study
+
+
+register("kgslab.papers.bt1999.bounce_study",
+         st.builds(lambda p, t, b: {**p, "sigma": 1.0, "n_splits": 1, "levels": (4, 8), "n_trajectories": t,
+                                    "burn_in": b, "train_fraction": 0.75}, svm_problem(), st.integers(1, 2),
+                   st.integers(0, 5)).map(lambda p: {k: v for k, v in p.items() if k != "n_bounces"}),
+         {"X": "matrix", "y": "pm1", "sigma": "positive", "n_splits": "iterations", "levels": "levels",
+          "n_trajectories": "count", "auto": "count0", "train_fraction": "probability", "C": "positive",
+          "burn_in": "count0", "random_state": "seed", "progress": "function"},
+         skip_bad={"progress": {"None"}, "train_fraction": set()}, max_examples=3,
+         may_refuse=r"No version space|left only the class")
+register("kgslab.papers.bt1999.study_results",
+         st.builds(lambda study, method, level, trajectory: {"study": study, "method": method, "level": level,
+                                                             "trajectory": trajectory},
+                   study_problem(auto=True), st.sampled_from(["svm", "svm0", "trans"]),
+                   st.sampled_from([5, 10, "auto"]), st.just(0)),
+         {"study": "study", "method": "language", "level": "level", "trajectory": "trajectory"}, containers=())
+register("kgslab.papers.bt1999.study_curves",
+         st.builds(lambda study, n, level: {"study": study, "n_thresholds": n, "reference_level": level},
+                   study_problem(auto=False), st.integers(2, 11), st.sampled_from([None, 5, 10])),
+         {"study": "study", "curve": "function", "n_thresholds": "count", "reference_level": "level"},
+         skip_bad={"curve": {"None"}, "reference_level": {"None"}}, containers=())
+
+
+@st.composite
+def rejection_rates_problem(draw):
+    splits, m = draw(st.integers(1, 3)), draw(st.integers(2, 6))
+    return {"confidence": draw(hnp.arrays(float, (splits, m), elements=exact_floats(0, 2))),
+            "correct": draw(hnp.arrays(bool, (splits, m))),
+            "rates": np.array(draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75]), min_size=1, max_size=3)))}
+
+
+register("kgslab.papers.bt1999.error_at_rejection", rejection_rates_problem(),
+         {"confidence": "matrix", "correct": "booleans", "rates": "vector"}, containers=("confidence", "rates"),
+         skip_bad={"rates": {"one entry short"}, "confidence": {"1-d"}})
+register("kgslab.papers.bt1999.paired_difference",
+         st.integers(2, 5).flatmap(lambda n: st.fixed_dictionaries({"first": features(n, 2), "second": features(n, 2)})),
+         {"first": "matrix", "second": "matrix"})
+register("kgslab.papers.bt1999.agreement",
+         st.integers(1, 6).flatmap(lambda n: st.fixed_dictionaries(
+             {"p_first": hnp.arrays(float, n, elements=probability), "p_second": hnp.arrays(float, n, elements=probability)})),
+         {"p_first": "vector", "p_second": "vector"})
+
+
+def _write_figure2_quickly(**kwargs):
+    """write_figure2 with a short bounce_study (levels 4 and 8, burn-in 4): the fuzz checks its arguments and
+    that it writes, not the paper-sized run (`python -m kgslab.papers.bt1999 figure2 NAME`)."""
+    import functools
+    quick = functools.partial(_bt1999.bounce_study, levels=(4, 8), burn_in=4)
+    with mock.patch.object(_bt1999, "bounce_study", quick):
+        path = _bt1999.write_figure2(**kwargs)
+    written = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {key: np.array(value) for key, value in written["study"].items()}
+
+
+register("kgslab.papers.bt1999.write_figure2",
+         st.builds(lambda name, seed: {"path": str(_SCRATCH / f"figure2_{name}.json"), "name": name, "n_splits": 1,
+                                       "auto": 0, "random_state": seed},
+                   st.sampled_from(["heart", "thyroid"]), st.integers(0, 100)),
+         {"path": "output_path", "name": "language", "n_splits": "iterations", "auto": "count0",
+          "random_state": "seed"}, run=_write_figure2_quickly, max_examples=2, containers=())
+register("kgslab.papers.bt1999.load_figure2", st.sampled_from(["heart", "thyroid"]).map(lambda n: {"name": n}),
+         {"name": "language"}, max_examples=2, containers=())
+
+
+@st.composite
+def tangent_step_problem(draw):
+    from kgslab.versionspace import random_tangent
+    problem = draw(step_problem())
+    problem["direction"] = random_tangent(problem["coords"], np.random.default_rng(draw(st.integers(0, 100))))
+    return problem
+
+
+register("kgslab.kgs.step_on_circle", tangent_step_problem(),
+         {"features": "matrix", "y": "pm1", "coords": "vector", "direction": "vector", "q": "probability",
+          "rng": "seed"}, containers=("y",), skip_bad={"y": {"one class only"}, "features": {"3-d"}})
+register("kgslab.kgs.monitor_kernel",
+         st.builds(lambda p: {"K": p[0], "y": p[1]}, pd_labelled()), {"K": "gram", "y": "pm1"})
+def _figure4_rhat_may_be_infinite(**kwargs):
+    """figure4's rhat is +inf, by design, when a set's chains are each constant but disagree (see rhat)."""
+    run = _kgs2000.figure4(**kwargs)
+    return {**run, "rhat": _rhat_may_be_infinite(lambda: run["rhat"])()}
+
+
+register("kgslab.papers.kgs2000.figure4",
+         st.fixed_dictionaries({"n_sets": st.just(2), "q_levels": st.sampled_from([[0.125], [0.125, 0.25]]),
+                                "lambdas": st.sampled_from([[1.0], [0.5, 2.0]]), "n_train": st.just(30),
+                                "n_test": st.just(20), "samples_per_chain": st.integers(4, 6), "n_chains": st.just(2),
+                                "random_state": seed}).map(
+             lambda p: {**p, "q_levels": np.array(p["q_levels"]), "lambdas": np.array(p["lambdas"])}),
+         {"n_sets": "count", "q_levels": "vector", "lambdas": "vector", "n_train": "iterations",
+          "n_test": "iterations", "flip_rate": "probability", "samples_per_chain": "iterations", "n_chains": "count",
+          "random_state": "seed"},
+         skip_bad={"q_levels": {"one entry short"}, "lambdas": {"one entry short"}}, containers=("q_levels",),
+         may_refuse=r"two classes", max_examples=2, run=_figure4_rhat_may_be_infinite)
+# The paper-sized run (100 sets, minutes): it takes no argument, so there is nothing to refuse; `figure4` above
+# is the same code on a small run.
+register("kgslab.papers.kgs2000.figure4_full", st.nothing(), {})
+
+
+@st.composite
+def figure4_run(draw):
+    sets, levels, lambdas = draw(st.integers(2, 4)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    return {"q_levels": np.linspace(0.05, 0.2, levels), "lambdas": np.geomspace(0.1, 10, lambdas),
+            "bpm": draw(hnp.arrays(float, (sets, levels), elements=probability)),
+            "svm": draw(hnp.arrays(float, (sets, lambdas), elements=probability)),
+            "rhat": draw(hnp.arrays(float, (sets, levels), elements=exact_floats(1, 2)))}
+
+
+def _write_figure4_to_scratch(run):
+    """write_figure4 into a scratch directory (it writes data/results/kgs2000_figure4.json): what it wrote."""
+    import kgslab.data
+    with mock.patch.object(kgslab.data, "RESULTS_DIR", _SCRATCH):
+        path = _kgs2000.write_figure4(run)
+    written = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {key: np.array(written[key]) for key in ("bpm", "svm", "rhat")}
+
+
+register("kgslab.papers.kgs2000.write_figure4", figure4_run().map(lambda r: {"run": r}), {"run": "figure4_run"},
+         run=_write_figure4_to_scratch, containers=(), max_examples=3)
+
+
 BAD_EXTRA = {
     "slider": [("far above the slider's range", lambda v: 1e6), ("far below the slider's range", lambda v: -1e6),
                ("NaN", lambda v: float("nan")), ("a string", lambda v: "0.5"), ("None", lambda v: None)],
@@ -1220,6 +1358,25 @@ BAD_EXTRA = {
                 ("NaN confidence", lambda v: {**v, "trans_confidence": BAD["matrix"][0][1](v["trans_confidence"])}),
                 ("a confidence of 1.5", lambda v: {**v, "trans_confidence": v["trans_confidence"] * 0 + 1.5}),
                 ("correct of another shape", lambda v: {**v, "trans_correct": v["trans_correct"][:, 1:]})],
+    "study": [("None", lambda v: None), ("an empty dict", lambda v: {}), ("a list", lambda v: [v]),
+              ("0/1 labels in y_test", lambda v: {**v, "y_test": (v["y_test"] > 0).astype(float)}),
+              ("a p+ of 1.5", lambda v: {**v, "p_plus": v["p_plus"] * 0 + 1.5}),
+              ("NaN decision", lambda v: {**v, "svm_decision": BAD["matrix"][0][1](v["svm_decision"])}),
+              ("decreasing levels", lambda v: {**v, "levels": v["levels"][::-1]}),
+              ("p_plus of another shape", lambda v: {**v, "p_plus": v["p_plus"][:, :, :, 1:]})],
+    "level": [("not a level", lambda v: 12345), ("a string", lambda v: "many"), ("2.5", lambda v: 2.5),
+              ("True", lambda v: True)],
+    "trajectory": BAD["count0"] + [("beyond the trajectories", lambda v: 99)],
+    "levels": [("None", lambda v: None), ("a number", lambda v: 5), ("empty", lambda v: ()),
+               ("decreasing", lambda v: tuple(v)[::-1]), ("0 bounces", lambda v: (0,) + tuple(v)),
+               ("2.5", lambda v: (2.5,)), ("10**12 bounces", lambda v: (10**12,))],
+    "output_path": [("None", lambda v: None), ("a number", lambda v: 3), ("empty", lambda v: ""),
+                    ("a directory", lambda v: str(_SCRATCH))],
+    "figure4_run": [("None", lambda v: None), ("an empty dict", lambda v: {}), ("a list", lambda v: [v]),
+                    ("an error of 1.5", lambda v: {**v, "bpm": v["bpm"] * 0 + 1.5}),
+                    ("NaN rhat", lambda v: {**v, "rhat": BAD["matrix"][0][1](v["rhat"])}),
+                    ("svm of another shape", lambda v: {**v, "svm": v["svm"][:, :0]}),
+                    ("a set short", lambda v: {**v, "svm": v["svm"][1:]})],
     "experiments": [("None", lambda v: None), ("an empty dict", lambda v: {}),
                     ("results None", lambda v: {"a data set": None}),
                     ("+-1 as correct", lambda v: {name: {**r, "trans_correct": np.where(r["trans_correct"], 1, -1) * 0 - 1}

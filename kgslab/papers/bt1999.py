@@ -185,6 +185,12 @@ def _check_n_splits(n_splits):
     return n_splits
 
 
+def _check_two_classes(y_train):
+    if len(np.unique(y_train)) < 2:
+        raise ValueError(f"y: a random split left only the class {y_train[0]:+g} in the training part "
+                         f"({len(y_train)} points); use more points of each class or a larger train_fraction")
+
+
 def _check_progress(progress):
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be None or a function of the split number, got {progress!r:.60}")
@@ -193,9 +199,7 @@ def _check_progress(progress):
 def _one_split(X, y, sigma, n_bounces, n_chains, train_fraction, C, rng, results):
     """One random split of `compare_with_svm`: append both methods' confidences and correctness."""
     X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
-    if len(np.unique(y_train)) < 2:
-        raise ValueError(f"y: a random split left only the class {y_train[0]:+g} in the training part "
-                         f"({len(y_train)} points); use more points of each class or a larger train_fraction")
+    _check_two_classes(y_train)
     K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
     svm = SVC(kernel="precomputed", C=C).fit(K, y_train)
     decision = svm.decision_function(K_test)
@@ -333,6 +337,7 @@ def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=
     with blas_threads():
         for split in range(n_splits):
             X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
+            _check_two_classes(y_train)
             K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
             study["y_test"].append(y_test)
             study["svm_decision"].append(SVC(kernel="precomputed", C=C).fit(K, y_train).decision_function(K_test))

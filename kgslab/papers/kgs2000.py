@@ -67,7 +67,8 @@ def figure4(n_sets=12, q_levels=FIGURE4_Q, lambdas=FIGURE4_LAMBDA, *, n_train=10
     for name, value in (("n_train", n_train), ("n_test", n_test)):
         check_work_budget(as_positive_int(value, name), MAX_POINTS, name, value, "points per set")
     flip_rate = as_scalar(flip_rate, "flip_rate", low=0.0, high=0.5)
-    samples_per_chain = as_positive_int(samples_per_chain, "samples_per_chain")
+    # R-hat splits each chain in two halves: with fewer than 4 samples a half has one draw and R-hat is NaN
+    samples_per_chain = as_positive_int(samples_per_chain, "samples_per_chain", minimum=4)
     n_chains = as_positive_int(n_chains, "n_chains")
     steps = n_sets * len(q_levels) * n_chains * (FIGURE4_BURN_IN + FIGURE4_THIN * samples_per_chain)
     check_work_budget(steps, MAX_STEPS, "samples_per_chain", samples_per_chain,
