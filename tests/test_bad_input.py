@@ -356,3 +356,56 @@ def test_the_billiard_gives_the_same_answer_for_a_kernel_in_any_memory_layout():
                 for kernel in (K, pd.DataFrame(K), np.asfortranarray(K))]
         for run in runs[1:]:
             np.testing.assert_array_equal(run.p_plus, runs[0].p_plus)
+
+
+def test_probabilities_of_a_matrix_get_a_message_not_a_crash():
+    """as_probabilities took the worst entry with a flat index into a 2-d array: a TypeError naming nothing."""
+    from kgslab._validation import as_probabilities
+    with pytest.raises(ValueError, match=r"p must hold probabilities in \[0, 1\], got 1.5"):
+        as_probabilities(np.array([[0.5, 1.5], [0.0, 1.0]]), "p")
+
+
+def test_figure4_refuses_chains_too_short_for_rhat():
+    """samples_per_chain = 2 or 3 gave rhat NaN for every set (a half chain of one draw): refused now."""
+    from kgslab.papers.kgs2000 import figure4
+    with pytest.raises(ValueError, match="samples_per_chain must be >= 4"):
+        figure4(2, [0.1], [1.0], n_train=20, n_test=10, samples_per_chain=3)
+    with pytest.raises(ValueError, match="samples_per_chain = 1000000000 allows"):
+        figure4(2, [0.1], [1.0], samples_per_chain=10**9)
+    with pytest.raises(ValueError, match=r"q_levels must hold assumed flip rates in \[0, 0.5\)"):
+        figure4(2, [0.5], [1.0])
+
+
+def test_write_figure4_refuses_a_bad_run_before_writing(monkeypatch, tmp_path):
+    import kgslab.data
+    from kgslab.papers.kgs2000 import write_figure4
+    monkeypatch.setattr(kgslab.data, "RESULTS_DIR", tmp_path)
+    run = {"q_levels": [0.1], "lambdas": [1.0, 2.0], "bpm": [[0.1], [0.2]], "svm": [[0.1, 0.2], [0.3, 0.4]],
+           "rhat": [[1.0], [1.01]]}
+    for bad, match in (({**run, "bpm": [[1.5], [0.2]]}, r"run\['bpm'\] must hold probabilities"),
+                       ({**run, "svm": [[0.1], [0.3]]}, r"run\['svm'\] must have the shape"),
+                       ({"bpm": 1}, "run must be the dict figure4 returns")):
+        with pytest.raises((ValueError, TypeError), match=match):
+            write_figure4(bad)
+    assert not list(tmp_path.iterdir())
+    assert write_figure4(run).exists()
+
+
+def test_study_results_names_a_missing_level():
+    """study_results(study, "trans") with no level read list(levels).index(None): 'None is not in list'."""
+    from kgslab.papers.bt1999 import load_figure2, study_results
+    study, _, _ = load_figure2("heart")
+    with pytest.raises(ValueError, match=r"level must be one of the study's levels \[1000, 10000, 'auto'\]"):
+        study_results(study, "trans")
+    with pytest.raises(ValueError, match="trajectory must be < the study's 2 trajectories"):
+        study_results(study, "trans", 1000, trajectory=2)
+    assert study_results(study, "trans", 10000)["trans_confidence"].shape == study["y_test"].shape
+
+
+def test_step_on_circle_refuses_a_direction_that_is_not_a_tangent():
+    from kgslab.kgs import step_on_circle
+    features, y, coords = np.eye(3), np.array([1.0, -1.0, 1.0]), np.array([1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="direction must be a unit vector orthogonal to coords"):
+        step_on_circle(features, y, coords, np.array([1.0, 0.0, 0.0]), 0.1, 0)
+    new = step_on_circle(features, y, coords, np.array([0.0, 1.0, 0.0]), 0.1, 0)
+    assert np.linalg.norm(new) == pytest.approx(1.0)
