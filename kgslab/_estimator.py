@@ -83,6 +83,18 @@ HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES = {name: _NO_VERSION_SPACE for name in
     "check_fit_check_is_fitted", "check_n_features_in", "check_fit2d_predict1d")}
 
 
+# BayesianTransduction's "auto" run (its default) lasts until every *requested* test point's p+ has Monte Carlo
+# error below target_error, so a subset of the points gets a run of another length and estimates that differ
+# within their error (0.004 against a target of 0.01 on sklearn's check data, precomputed, lam = 1).  The
+# Bayes point machine monitors training quantities only, so its run does not depend on the points asked for.
+TRANSDUCTION_AUTO_EXPECTED_FAILURES = {
+    "check_methods_subset_invariance":
+        "with n_bounces='auto' the billiard runs until every requested test point's p+ meets the Monte Carlo "
+        "target, so a subset of the points gets another run length and estimates that differ within their "
+        "Monte Carlo error (a fixed n_bounces passes this check)",
+}
+
+
 def expected_failed_checks(estimator) -> dict[str, str]:
     """{check name: reason} for the scikit-learn estimator checks that cannot apply to `estimator`.
 
@@ -95,7 +107,9 @@ def expected_failed_checks(estimator) -> dict[str, str]:
     if not hasattr(estimator, "predict_proba"):
         del checks["check_decision_proba_consistency"]   # only run for estimators with predict_proba
     checks.update(getattr(estimator, "_precomputed_expected_failures", {}))
-    if getattr(estimator, "lam", None) == 0:
+    if getattr(estimator, "n_bounces", None) == "auto":
+        checks.update(getattr(estimator, "_auto_expected_failures", {}))
+    if getattr(estimator, "lam", None) == 0:   # no version space at all: the first reason for these checks
         checks.update(getattr(estimator, "_hard_margin_expected_failures", {}))
     return checks
 

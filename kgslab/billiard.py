@@ -72,7 +72,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._estimator import (COUNT, COUNT0, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES, KERNEL_CONSTRAINTS, N_DRAWS,
                          NON_NEGATIVE, RANDOM_STATE, SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR,
-                         KernelClassifier)
+                         TRANSDUCTION_AUTO_EXPECTED_FAILURES, KernelClassifier)
 from ._validation import (as_bool, as_cross_kernel, as_float_array, as_generator, as_gram, as_pm1_labels, as_positive_int,
                           as_probabilities, as_scalar, as_vector, check_work_budget)
 from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
@@ -625,6 +625,7 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
                               "random_state": RANDOM_STATE}
     _precomputed_expected_failures = SAMPLER_PRECOMPUTED_EXPECTED_FAILURES
     _hard_margin_expected_failures = HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES
+    _auto_expected_failures = TRANSDUCTION_AUTO_EXPECTED_FAILURES
 
     def __init__(self, n_bounces="auto", lam=0.0, kernel="precomputed", L=1.0, burn_in=100,
                  refresh_every=None, n_chains=4, target_error=0.01, max_bounces=1_000_000, random_state=None):
