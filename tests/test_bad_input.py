@@ -409,3 +409,14 @@ def test_step_on_circle_refuses_a_direction_that_is_not_a_tangent():
         step_on_circle(features, y, coords, np.array([1.0, 0.0, 0.0]), 0.1, 0)
     new = step_on_circle(features, y, coords, np.array([0.0, 1.0, 0.0]), 0.1, 0)
     assert np.linalg.norm(new) == pytest.approx(1.0)
+
+
+def test_error_at_rejection_refuses_a_rate_that_rejects_every_point():
+    """The deep fuzz: 2 points per split at rate 0.75 rejected both, and the error was NaN (mean of nothing)."""
+    from kgslab.papers.bt1999 import error_at_rejection
+    with pytest.raises(ValueError, match="rates must leave at least one of the 2 points"):
+        error_at_rejection(np.array([[0.0, 1.0]]), np.array([[False, True]]), [0.75])
+    np.testing.assert_array_equal(error_at_rejection(np.array([[0.0, 1.0]]), np.array([[False, True]]), [0.0, 0.5]),
+                                  [[0.5, 0.0]])
+    with pytest.raises(ValueError, match="correct must hold True / False"):
+        error_at_rejection(np.array([[0.0, 1.0]]), np.array([[-1.0, 1.0]]), [0.0])

@@ -1205,6 +1205,7 @@ def study_problem(draw, auto=False):
     """A small dict of bounce_study's form (drawn, not run): 2-3 splits, 1-2 trajectories, 2-6 test points."""
     splits, trajectories, m = draw(st.integers(2, 3)), draw(st.integers(1, 2)), draw(st.integers(2, 6))
     y_test = np.where(draw(hnp.arrays(bool, (splits, m))), 1.0, -1.0)
+    y_test[0, 0] = -1.0     # a -1 label, so the bad value "0/1 labels" is never all ones (valid +-1 labels)
     study = {"y_test": y_test,
              "svm_decision": draw(hnp.arrays(float, (splits, m), elements=exact_floats(-2, 2))),
              "svm0_decision": draw(hnp.arrays(float, (splits, m), elements=exact_floats(-2, 2))),
@@ -1241,9 +1242,11 @@ register("kgslab.papers.bt1999.study_curves",
 
 @st.composite
 def rejection_rates_problem(draw):
-    splits, m = draw(st.integers(1, 3)), draw(st.integers(2, 6))
+    splits, m = draw(st.integers(1, 3)), draw(st.integers(4, 8))   # a rate of 0.75 keeps one point of 4
+    correct = draw(hnp.arrays(bool, (splits, m)))
+    correct[0, 0] = False   # so the bad value "+-1 values" holds a -1 (all True would give valid 1 / 0 values)
     return {"confidence": draw(hnp.arrays(float, (splits, m), elements=exact_floats(0, 2))),
-            "correct": draw(hnp.arrays(bool, (splits, m))),
+            "correct": correct,
             "rates": np.array(draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75]), min_size=1, max_size=3)))}
 
 

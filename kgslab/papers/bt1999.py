@@ -494,6 +494,9 @@ def error_at_rejection(confidence, correct, rates):
     order = np.argsort(confidence, axis=1, kind="stable")               # least confident first
     wrong_sorted = ~np.take_along_axis(correct, order, axis=1)
     kept = [m - int(round(rate * m)) for rate in rates]
+    if min(kept) == 0:
+        raise ValueError(f"rates must leave at least one of the {m} points of a split (its error is undefined "
+                         f"otherwise), got a rate of {float(rates[np.argmin(kept)]):.6g}")
     return np.array([[row[m - k:].mean() for k in kept] for row in wrong_sorted])
 
 
