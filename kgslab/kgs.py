@@ -89,7 +89,7 @@ from ._validation import (
     check_work_budget,
 )
 from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
-from .versionspace import (crossing_angle, crossing_half_angles, kernel_coordinates, random_tangent,
+from .versionspace import (crossing_angle, crossing_half_angles, kernel_coordinates, random_tangents,
                            start_in_version_space)
 
 __all__ = [
@@ -293,11 +293,6 @@ def _choose(weights, uniforms):
     return j if k == 1 else j + np.arange(0, k * n, n)
 
 
-def _row_dots(a, b):
-    """(k, 1): the dot product of every row of a with the same row of b (one batched matmul call)."""
-    return (a[:, None, :] @ b[:, :, None])[:, 0]
-
-
 def _log_arc_weights(lengths, errors, q):
     """log of length * q^e (1-q)^(m-e) per arc (eq. 3 times the uniform prior), up to a constant."""
     with np.errstate(divide="ignore"):
@@ -388,15 +383,7 @@ def _step(signed, coords, margins, tables, rng, parts=None):
     per chain (k at once: one matrix-matrix product), one arctan and one sort of m numbers, a few passes over
     the m antipodal pairs of arcs; nothing else is O(m r).
     """
-    direction = rng.standard_normal(coords.shape)              # step 2: isotropic, projected on the tangent
-    direction -= _row_dots(direction, coords) * coords
-    lengths2 = _row_dots(direction, direction)
-    while not lengths2.min() > 1e-24:                          # a draw along coords (probability 0, but a
-        bad = ~(lengths2[:, 0] > 1e-24)                        # generator seeded like coords does it): redraw
-        direction[bad] = rng.standard_normal(direction[bad].shape)
-        direction[bad] -= _row_dots(direction[bad], coords[bad]) * coords[bad]
-        lengths2 = _row_dots(direction, direction)
-    direction /= np.sqrt(lengths2)
+    direction = random_tangents(coords, rng)                   # step 2
     slopes = direction @ signed.T                              # the one matrix-vector product per chain
     half, errors, lengths = _sweep_half(margins, -slopes)      # steps 3-6
     # Step 7 by antipodal pairs (`_PairTables`): choose a pair by length x likelihood (eq. 3), then its arc.

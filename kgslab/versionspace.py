@@ -43,7 +43,7 @@ from scipy.optimize import nnls
 from ._blas import blas_threads
 from ._validation import as_gram, as_matrix, as_pm1_labels, as_scalar, require_psd
 
-# crossing_angle, crossing_half_angles, crossing_angle_scalar and random_tangent are the samplers' inner-loop
+# crossing_angle, crossing_half_angles, crossing_angle_scalar, random_tangent and random_tangents are the samplers' inner-loop
 # primitives (one call per Gibbs step or billiard flight, where a check of the arguments would cost more than the
 # arithmetic): they are used by kgs and billiard on arguments those modules have validated, and are not public.
 __all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "max_margin", "start_in_version_space"]
@@ -99,6 +99,29 @@ def random_tangent(coords, rng) -> np.ndarray:
         direction -= (direction @ coords) * coords
         squared = direction @ direction
     return direction / math.sqrt(squared)
+
+
+def _row_dots(a, b):
+    """(k, 1): the dot product of every row of a with the same row of b (one batched matmul call)."""
+    return (a[:, None, :] @ b[:, :, None])[:, 0]
+
+
+def random_tangents(coords, rng) -> np.ndarray:
+    """`random_tangent` for k points at once: the rows of `coords` (k, r) are unit vectors; one tangent per row.
+
+    One draw of k x r normals for all rows (the KGS advances its chains together); a row drawn parallel to its
+    point is drawn again, as in `random_tangent`.
+    """
+    direction = rng.standard_normal(coords.shape)
+    direction -= _row_dots(direction, coords) * coords
+    squared = _row_dots(direction, direction)
+    while not squared.min() > 1e-24:
+        parallel = ~(squared[:, 0] > 1e-24)
+        direction[parallel] = rng.standard_normal(direction[parallel].shape)
+        direction[parallel] -= _row_dots(direction[parallel], coords[parallel]) * coords[parallel]
+        squared = _row_dots(direction, direction)
+    direction /= np.sqrt(squared)
+    return direction
 
 
 def crossing_angle(margins, slopes):
