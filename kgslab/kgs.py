@@ -57,7 +57,8 @@ on the full sphere.  Back in the paper's expansion, alpha = U diag(1/sqrt(lambda
 
 Uses (section 4): transduction by the vote (eq. 4), the Bayes point (eq. 5),
 the binary entropy of a candidate point for active learning and the evidence
-E_W[L[W, z]] for model selection; `BayesPointMachine` wraps them.
+E_W[L[W, z]] for model selection (the last two in `kgslab.evidence`);
+`BayesPointMachine` wraps them.
 """
 
 from __future__ import annotations
@@ -67,11 +68,11 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
-from scipy.integrate import cumulative_simpson
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from . import evidence
 from ._blas import blas_threads
 from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE,
                          SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, KernelClassifier)
@@ -83,7 +84,6 @@ from ._validation import (
     as_matrix,
     as_pm1_labels,
     as_positive_int,
-    as_probabilities,
     as_scalar,
     as_vector,
     check_work_budget,
@@ -106,10 +106,6 @@ __all__ = [
     "gibbs_run",
     "vote_draws",
     "vote",
-    "binary_entropy",
-    "training_errors",
-    "log_likelihood",
-    "log_evidence",
     "consistent_start",
     "BayesPointMachine",
 ]
@@ -622,7 +618,7 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
 
 
 # ---------------------------------------------------------------------------
-# Section 4: vote, entropy, likelihood, evidence
+# Section 4: the vote (entropy, likelihood and evidence: kgslab.evidence)
 # ---------------------------------------------------------------------------
 def vote(alphas, K_test):
     """p_plus: the fraction of sampled classifiers voting +1 on each test point (eq. 4).
@@ -633,108 +629,6 @@ def vote(alphas, K_test):
     alphas = as_matrix(alphas, "alphas")
     K_test = as_cross_kernel(K_test, alphas.shape[1])
     return np.mean(K_test @ alphas.T > 0, axis=1)
-
-
-def binary_entropy(p_plus):
-    """S = -p+ log2 p+ - p- log2 p- in bits (section 4, active learning); 0 log 0 = 0."""
-    p = as_probabilities(p_plus, "p_plus")   # NaN used to give -0. bits without a word
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(p < 1, (1 - p) * np.log2(1 - p), 0.0))
-    return terms
-
-
-def training_errors(outputs, y):
-    """m R_emp: the number of training points with y_i <w, x_i> <= 0, for each row of outputs (n, m)."""
-    outputs = np.atleast_2d(as_float_array(outputs, "outputs", ndim=(1, 2)))
-    y = _as_signs(y, length=outputs.shape[1])
-    return np.count_nonzero(y[None, :] * outputs <= 0, axis=1)
-
-
-def log_likelihood(errors, n_points, q):
-    """ln L[w, z] of eq. (3) from the error count e = m R_emp: e ln q + (m - e) ln(1 - q)."""
-    q = _check_q(q, allow_half=True)
-    n_points = as_positive_int(n_points, "n_points")
-    errors = as_float_array(errors, "errors")
-    if np.any((errors < 0) | (errors > n_points) | (errors != np.round(errors))):
-        raise ValueError(f"errors must be whole numbers of training errors in [0, n_points = {n_points}]")
-    if q == 0.0:
-        return np.where(errors == 0, 0.0, -np.inf)
-    return errors * np.log(q) + (n_points - errors) * np.log1p(-q)
-
-
-def _batch_standard_error(values, n_batches=20):
-    """Standard error of the mean of a correlated chain by batch means."""
-    n_batches = min(n_batches, len(values))
-    batches = np.array_split(np.asarray(values, dtype=float), n_batches)
-    means = np.array([batch.mean() for batch in batches])
-    return float(means.std(ddof=1) / np.sqrt(n_batches)) if n_batches > 1 else float("inf")
-
-
-def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 150, burn_in: int = 50, thin: int = 3,
-                 random_state=None):
-    """ln E_W[L[W, z]] (the denominator of eq. 2) for one or more flip rates q > 0, with standard errors.
-
-    Thermodynamic integration.  Since L depends on w only through the error count e,
-    L[w, z] = (1-q)^m exp(-t e) with t = ln((1-q)/q), and
-        ln E_W[L] = m ln(1-q) + ln Z(t),   ln Z(t) = ln E_W[exp(-t e)] = -int_0^t E_s[e] ds,
-    where E_s is the expectation under exp(-s e) P_W: that is the KGS posterior with flip rate
-    1 / (1 + e^s).  So the KGS itself, run on a ladder of n_rungs equally spaced s from 0 (the
-    prior, where E_0[e] = m/2 exactly) to the largest t, gives the evidence for every q at once
-    (rungs spaced quadratically in s, since E_s[e] bends sharply near 0).
-    The integral is by cumulative Simpson; the returned standard error combines the Monte-Carlo
-    error (batch means per rung, propagated with the trapezoid weights) and the quadrature error
-    (|trapezoid - Simpson|).  Returns (log_evidence, standard_error), each shaped like q.
-    """
-    features, _ = kernel_coordinates(K)
-    m = features.shape[0]
-    y = as_pm1_labels(y, "y", length=m)
-    q_values = np.atleast_1d(as_float_array(q, "q (the assumed label flip rate)", ndim=(0, 1)))
-    for value in q_values:
-        as_scalar(float(value), "q (the assumed label flip rate)", low=0.0, high=0.5, low_open=True,
-                  high_open=True)
-    n_rungs = as_positive_int(n_rungs, "n_rungs", minimum=3)
-    n_samples = as_positive_int(n_samples, "n_samples", minimum=2)
-    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
-    thin = as_positive_int(thin, "thin")
-    _check_steps(n_rungs * (burn_in + thin * n_samples), "n_samples", n_samples)
-    rng = as_generator(random_state)
-    targets = np.log((1 - q_values) / q_values)
-    # E_s[e] falls steeply near s = 0 (from m/2 to about the fewest errors), so the rungs are
-    # spaced quadratically: dense where the integrand bends, sparse where it is flat.
-    ladder = float(np.max(targets)) * np.linspace(0.0, 1.0, n_rungs) ** 2
-    mean_errors = np.empty(n_rungs)
-    standard_errors = np.zeros(n_rungs)
-    # Exact at s = 0: under the uniform prior each point is wrong with probability 1/2
-    # (a point with a zero feature vector is always wrong).
-    zero_points = m - np.count_nonzero(_active_points(features))
-    mean_errors[0] = (m - zero_points) / 2.0 + zero_points
-    start = None
-    for k in range(1, n_rungs):
-        rung_q = 1.0 / (1.0 + np.exp(ladder[k]))
-        coords = _run_chain(features, y, rung_q, n_samples, burn_in, thin, rng, start=start)
-        start = coords[-1]  # warm start: the next rung's posterior is close to this one
-        errors = training_errors(coords @ features.T, y)
-        mean_errors[k] = errors.mean()
-        standard_errors[k] = _batch_standard_error(errors)
-    simpson = cumulative_simpson(mean_errors, x=ladder, initial=0.0)
-    widths = np.diff(ladder)
-    trapezoid = np.concatenate([[0.0], np.cumsum(0.5 * widths * (mean_errors[1:] + mean_errors[:-1]))])
-    # Monte-Carlo variance of the integral up to each rung: the rungs are independent runs,
-    # and rung k enters the trapezoid rule with weight (width left + width right) / 2.
-    monte_carlo_variance = np.zeros(n_rungs)
-    for last in range(1, n_rungs):
-        weights = np.zeros(n_rungs)
-        weights[:last] += 0.5 * widths[:last]
-        weights[1:last + 1] += 0.5 * widths[:last]
-        monte_carlo_variance[last] = np.sum((weights * standard_errors) ** 2)
-    integral = np.interp(targets, ladder, simpson)
-    quadrature = np.abs(np.interp(targets, ladder, trapezoid) - integral)
-    monte_carlo = np.sqrt(np.interp(targets, ladder, monte_carlo_variance))
-    log_ev = m * np.log1p(-q_values) - integral
-    error = np.sqrt(monte_carlo**2 + quadrature**2)
-    if np.ndim(q) == 0:
-        return float(log_ev[0]), float(error[0])
-    return log_ev, error
 
 
 # ---------------------------------------------------------------------------
@@ -786,7 +680,7 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
         self.bayes_point_ = self.alphas_.mean(axis=0)
         self.train_gram_ = gram
         self.y_pm1_ = y_pm1
-        self.sample_errors_ = training_errors(self.alphas_ @ gram, y_pm1)
+        self.sample_errors_ = evidence.training_errors(self.alphas_ @ gram, y_pm1)
         self._last = LatestRun()
         self._last.run = run
         return self
@@ -812,10 +706,11 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
 
     def entropy(self, X):
         """Binary entropy (bits) of the vote on each point: the information of querying its label."""
-        return binary_entropy(self.vote_proba(X)[:, 1])
+        return evidence.binary_entropy(self.vote_proba(X)[:, 1])
 
     def log_evidence(self, q=None, **ladder):
         """(ln E_W[L[W, z]], standard error) for the training data at flip rate q (default self.q > 0)."""
         check_is_fitted(self, "alphas_")
         ladder.setdefault("random_state", self.random_state)
-        return log_evidence(self.train_gram_, self.y_pm1_, self.q if q is None else q, **ladder)
+        ladder.setdefault("n_chains", self.n_chains)
+        return evidence.log_evidence(self.train_gram_, self.y_pm1_, self.q if q is None else q, **ladder)

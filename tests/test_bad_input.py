@@ -233,7 +233,7 @@ def _separable_kernel(m=12, seed=0):
                                              ({"burn_in": -5}, r"\bburn_in must be >= 0, got -5")])
 def test_log_evidence_refuses_run_lengths_that_leave_memory_uninitialised(ladder, message):
     """thin = 0 / burn_in = -5 used to return (-13.61, 1.80) computed from uninitialised memory."""
-    from kgslab.kgs import log_evidence
+    from kgslab.evidence import log_evidence
     K, y = _separable_kernel()
     with pytest.raises(ValueError, match=message):
         log_evidence(K, y, 0.1, n_rungs=3, n_samples=5, **{"burn_in": 2, "thin": 1, **ladder})
@@ -242,7 +242,7 @@ def test_log_evidence_refuses_run_lengths_that_leave_memory_uninitialised(ladder
 
 
 def test_binary_entropy_refuses_nan_and_values_off_zero_one():
-    from kgslab.kgs import binary_entropy
+    from kgslab.evidence import binary_entropy
     with pytest.raises(ValueError, match=r"\bp_plus must contain only finite numbers"):
         binary_entropy([np.nan, 0.5])   # used to give [-0., 1.]
     with pytest.raises(ValueError, match=r"\bp_plus must hold probabilities in \[0, 1\], got 1.5"):
@@ -252,7 +252,7 @@ def test_binary_entropy_refuses_nan_and_values_off_zero_one():
 
 
 def test_training_errors_and_log_likelihood_refuse_labels_and_counts_they_cannot_use():
-    from kgslab.kgs import log_likelihood, training_errors
+    from kgslab.evidence import log_likelihood, training_errors
     with pytest.raises(ValueError, match=r"\by must hold the labels -1 and \+1"):
         training_errors(np.array([[1.0, -1.0, 2.0]]), [1, 0, 1])   # 0 would count every output as an error
     assert training_errors(np.array([[1.0, -1.0, 2.0]]), [1, -1, -1]).tolist() == [1]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from kgslab import kgs
+from kgslab import evidence, kgs
 from kgslab.billiard import BayesianTransduction, billiard_run
 from kgslab.kernels import linear_kernel, rbf_kernel
 from kgslab.papers.bt1999 import volume_ratio_on_sphere
@@ -79,8 +79,8 @@ def test_estimators_report_diagnostics_after_fit_and_predict():
     (lambda K, y, T: billiard_run(K, y, T, target_error=0.0), ValueError, "target_error"),
     (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, "lots"), ValueError, "n_samples must be a positive integer or 'auto'"),
     (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, 10, thin=0), ValueError, "thin must be >= 1"),
-    (lambda K, y, T: kgs.log_evidence(K, y, 0.1, thin=0), ValueError, "thin must be >= 1"),
-    (lambda K, y, T: kgs.log_evidence(K, y, 0.1, burn_in=-1), ValueError, "burn_in must be >= 0"),
+    (lambda K, y, T: evidence.log_evidence(K, y, 0.1, thin=0), ValueError, "thin must be >= 1"),
+    (lambda K, y, T: evidence.log_evidence(K, y, 0.1, burn_in=-1), ValueError, "burn_in must be >= 0"),
     (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, K_monitor=T[:, :3]), ValueError, "K_monitor must have one column"),
 ])
 def test_bad_input_is_refused(call, error, message):

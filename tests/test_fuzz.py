@@ -783,9 +783,9 @@ register("kgslab.kgs.vote_draws", votes_problem(True), {"alphas": "matrix", "K_t
          skip_bad={"alphas": {"1-d"}})
 register("kgslab.kgs.vote", votes_problem(False), {"alphas": "matrix", "K_test": "cross"})
 _probabilities = st.lists(probability, min_size=1, max_size=6).map(np.array)
-register("kgslab.kgs.binary_entropy", _probabilities.map(lambda p: {"p_plus": p}), {"p_plus": "vector"},
+register("kgslab.evidence.binary_entropy", _probabilities.map(lambda p: {"p_plus": p}), {"p_plus": "vector"},
          skip_bad={"p_plus": {"one entry short", "2-d"}})
-register("kgslab.kgs.training_errors",
+register("kgslab.evidence.training_errors",
          st.builds(lambda p, n: {"outputs": np.outer(np.arange(1, n + 1), p["w_outputs"]), "y": p["y"]},
                    circle_problem(), st.integers(1, 3)),
          {"outputs": "matrix", "y": "pm1"}, skip_bad={"y": {"one class only"}, "outputs": {"1-d"}})
@@ -798,13 +798,16 @@ def likelihood_problem(draw):
     return {"errors": errors, "n_points": n, "q": draw(probability.filter(lambda q: 0 < q <= 0.5))}
 
 
-register("kgslab.kgs.log_likelihood", likelihood_problem(), {"errors": "vector", "n_points": "count",
+register("kgslab.evidence.log_likelihood", likelihood_problem(), {"errors": "vector", "n_points": "count",
                                                               "q": "probability"},
          skip_bad={"errors": {"one entry short", "2-d"}})
-register("kgslab.kgs.log_evidence",
-         sampler_problem(q=st.sampled_from([0.125, 0.25]), n_rungs=st.just(3), n_samples=st.integers(4, 6),
-                         burn_in=st.integers(0, 3), thin=st.just(1), random_state=seed),
-         {**_SAMPLER_KINDS, "n_rungs": "count", "n_samples": "iterations"}, max_examples=4)
+_EVIDENCE_LADDER = {"q": st.sampled_from([0.125, 0.25]), "n_rungs": st.just(3), "n_samples": st.integers(4, 6),
+                    "n_chains": st.integers(2, 3), "burn_in": st.integers(0, 3), "thin": st.just(1), "random_state": seed}
+_EVIDENCE_KINDS = {**_SAMPLER_KINDS, "n_rungs": "count", "n_samples": "iterations", "n_chains": "count"}
+register("kgslab.evidence.log_evidence", sampler_problem(**_EVIDENCE_LADDER), _EVIDENCE_KINDS, max_examples=4)
+register("kgslab.evidence.evidence_run", sampler_problem(**_EVIDENCE_LADDER), _EVIDENCE_KINDS, max_examples=4,
+         run=_rhat_may_be_infinite(importlib.import_module("kgslab.evidence").evidence_run))
+RESULT_TYPES["kgslab.evidence.EvidenceRun"] = "the result of evidence_run"
 register("kgslab.kgs.consistent_start", span_problem(), {"features": "matrix", "y": "pm1"}, containers=("y",),
          skip_bad={"features": {"3-d"}})
 

@@ -9,7 +9,7 @@ plain numpy, independently of kgslab.kgs.
 import numpy as np
 import pytest
 
-from kgslab import diagnostics, kgs
+from kgslab import data, diagnostics, evidence, kgs
 from kgslab.papers import kgs2000
 from kgslab.kernels import linear_kernel, rbf_kernel
 
@@ -89,10 +89,10 @@ def test_samples_have_unit_norm_and_q0_stays_in_version_space():
     np.testing.assert_allclose(norms, 1.0, atol=1e-6)
     linear = kgs.gibbs_sample(linear_kernel(X), np.sign(X[:, 0]), 0.0, 200, random_state=1)
     np.testing.assert_allclose(np.einsum("ij,jk,ik->i", linear, linear_kernel(X), linear), 1.0, atol=1e-12)
-    assert kgs.training_errors(alphas @ K, y).max() == 0
+    assert evidence.training_errors(alphas @ K, y).max() == 0
     noisy = kgs.gibbs_sample(K, y, 0.3, 200, burn_in=50, thin=2, random_state=1)
     np.testing.assert_allclose(np.einsum("ij,jk,ik->i", noisy, K, noisy), 1.0, atol=1e-6)
-    assert kgs.training_errors(noisy @ K, y).max() > 0  # q > 0 visits cells with errors
+    assert evidence.training_errors(noisy @ K, y).max() > 0  # q > 0 visits cells with errors
 
 
 def test_error_count_distribution_matches_exact_posterior():
@@ -103,7 +103,7 @@ def test_error_count_distribution_matches_exact_posterior():
     grid_errors = np.count_nonzero(y[None, :] * (grid @ X.T) <= 0, axis=1)
     expected = np.bincount(grid_errors, weights=weights, minlength=13)
     alphas = kgs.gibbs_sample(linear_kernel(X), y, q, 10_000, burn_in=100, thin=2, random_state=2)
-    got = np.bincount(kgs.training_errors(alphas @ linear_kernel(X), y), minlength=13) / len(alphas)
+    got = np.bincount(evidence.training_errors(alphas @ linear_kernel(X), y), minlength=13) / len(alphas)
     assert np.max(np.abs(got - expected)) < 0.02
 
 
@@ -235,22 +235,57 @@ def test_vote_and_entropy_by_hand():
     alphas = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0]])
     K_test = np.array([[1.0, 0.0], [0.0, -1.0]])
     np.testing.assert_allclose(kgs.vote(alphas, K_test), [0.5, 0.0])
-    np.testing.assert_allclose(kgs.binary_entropy([0.5, 0.0, 1.0, 0.25]),
+    np.testing.assert_allclose(evidence.binary_entropy([0.5, 0.0, 1.0, 0.25]),
                                [1.0, 0.0, 0.0, -(0.25 * np.log2(0.25) + 0.75 * np.log2(0.75))])
 
 
 @pytest.mark.parametrize("d", [2, 3])
 def test_log_evidence_matches_grid_integral(d):
+    # 4 chains x 200 samples per rung: every rung converged, and the evidence within 4 of its standard errors
+    # (+0.005 for the grid) of the exact integral; the error bar is under 0.08 (one chain of 400 gave 0.05).
     X, y, _ = problem(d, m=12, flips=2, seed=10 + d)
     grid = circle_grid() if d == 2 else sphere_grid()
     q_values = np.array([0.05, 0.1, 0.2, 0.3])
     exact = np.array([exact_log_evidence(grid, X, y, q) for q in q_values])
-    estimate, error = kgs.log_evidence(linear_kernel(X), y, q_values, n_rungs=17, n_samples=400,
-                                       random_state=0)
-    assert np.all(error > 0) and np.all(error < 0.15)
-    assert np.all(np.abs(estimate - exact) < 4 * error + 0.02)
-    single, single_error = kgs.log_evidence(linear_kernel(X), y, 0.1, random_state=0)
-    assert abs(single - exact[1]) < 4 * single_error + 0.02
+    run = evidence.evidence_run(linear_kernel(X), y, q_values, n_rungs=17, n_samples=200, random_state=0)
+    assert np.all(run.standard_error > 0) and np.all(run.standard_error < 0.08)
+    assert np.all(np.abs(run.log_evidence - exact) < 4 * run.standard_error + 0.005)
+    assert run.largest_rhat < 1.05 and run.smallest_ess > 150
+    single, single_error = evidence.log_evidence(linear_kernel(X), y, 0.1, random_state=0)
+    assert abs(single - exact[1]) < 4 * single_error + 0.005
+
+
+def test_evidence_run_reports_what_its_error_bar_rests_on():
+    X, y, _ = problem(3, m=12, flips=2, seed=13)
+    q_values = np.array([0.1, 0.3])
+    run = evidence.evidence_run(linear_kernel(X), y, q_values, n_rungs=9, n_samples=40, n_chains=3, random_state=1)
+    assert run.error_draws.shape == (3, 40, 8) and run.rhat.shape == run.ess.shape == (8,)
+    np.testing.assert_allclose(run.rhat, diagnostics.rhat(run.error_draws))
+    np.testing.assert_allclose(run.ess, diagnostics.ess(run.error_draws))
+    np.testing.assert_allclose(run.mean_errors, np.r_[6.0, run.error_draws.mean(axis=(0, 1))])   # E_0[e] = m / 2
+    np.testing.assert_allclose(run.standard_error, np.hypot(run.monte_carlo_error, run.quadrature_error))
+    # the chains' own estimates average to about the pooled one, and their spread is a floor of the MC error
+    assert np.all(np.abs(run.chain_log_evidence.mean(axis=0) - run.log_evidence) < 0.1)
+    assert np.all(run.monte_carlo_error >= run.chain_log_evidence.std(axis=0, ddof=1) / np.sqrt(3) - 1e-12)
+    value, error = evidence.log_evidence(linear_kernel(X), y, q_values, n_rungs=9, n_samples=40, n_chains=3,
+                                         random_state=1)
+    np.testing.assert_array_equal(value, run.log_evidence)
+    np.testing.assert_array_equal(error, run.standard_error)
+
+
+def test_rhat_flags_evidence_chains_that_did_not_mix():
+    # The 76-point set (RBF), labels flipped: from points of the prior (about 38 errors) with no burn-in and
+    # 10 draws a rung, the chains are still falling towards the posterior (about 8 errors at q = 0.24):
+    # split R-hat sees each chain's halves disagree.  The same ladder run long enough to forget its starts
+    # passes (q = 0.3: rungs that mix in a few hundred steps).
+    X, y = data.kgs_76_points()
+    y = np.where(np.random.default_rng(0).random(len(y)) < 0.1, -y, y)
+    K = rbf_kernel(X, L=1.0)
+    for seed in range(3):
+        short = evidence.evidence_run(K, y, 0.01, n_rungs=3, n_samples=10, burn_in=0, thin=1, random_state=seed)
+        assert short.largest_rhat > 1.5
+        long = evidence.evidence_run(K, y, 0.3, n_rungs=3, n_samples=100, burn_in=300, thin=10, random_state=seed)
+        assert long.largest_rhat < 1.1 and long.smallest_ess > 100
 
 
 def test_quadratic_svm_satisfies_kkt():

@@ -5,7 +5,7 @@ import pytest
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.utils.estimator_checks import check_estimator
 
-from kgslab import kgs
+from kgslab import evidence, kgs
 from kgslab.kernels import linear_kernel, rbf_kernel
 
 # scikit-learn's checks feed "precomputed kernels" that are X - mean or raw data, which are not
@@ -46,7 +46,7 @@ def test_bayes_point_vote_and_entropy_are_what_the_samples_say():
     p_top = np.mean(K_test @ model.alphas_.T > 0, axis=1)
     np.testing.assert_allclose(proba, np.column_stack([1 - p_top, p_top]))
     assert list(model.transduce(X[:10])) == list(np.where(p_top > 0.5, "top", "bottom"))
-    np.testing.assert_allclose(model.entropy(X[:10]), kgs.binary_entropy(p_top))
+    np.testing.assert_allclose(model.entropy(X[:10]), evidence.binary_entropy(p_top))
     # The sampled classifiers fit the moons: vote and Bayes point agree with the labels.
     assert np.mean(model.transduce(X) == labels) > 0.9
     assert np.mean(model.predict(X) == labels) > 0.9
@@ -77,7 +77,7 @@ def test_log_evidence_method_matches_function():
     y[:2] = 1 - y[:2]
     model = kgs.BayesPointMachine(q=0.1, kernel="linear", n_samples=10, random_state=0).fit(X, y)
     value, error = model.log_evidence(n_rungs=13, n_samples=100)
-    reference, _ = kgs.log_evidence(linear_kernel(X), 2.0 * y - 1, 0.1, n_rungs=13, n_samples=100, random_state=0)
+    reference, _ = evidence.log_evidence(linear_kernel(X), 2.0 * y - 1, 0.1, n_rungs=13, n_samples=100, random_state=0)
     assert value == pytest.approx(reference)
     assert 0 < error < 0.2
 

@@ -19,8 +19,9 @@ from .._blas import blas_threads
 from ..data.kgs import kgs_76_points
 from .._validation import (as_float_array, as_matrix, as_pm1_labels, as_positive_int, as_scalar,
                            check_random_state_kind)
+from ..evidence import binary_entropy, training_errors
 from ..kernels import rbf_kernel
-from ..kgs import binary_entropy, gibbs_sample, training_errors
+from ..kgs import gibbs_sample
 from .base import Panel, float_slider
 
 __all__ = ["kgs_panel", "zero_lines"]
