@@ -46,9 +46,11 @@ coordinate vector c (w = Phi' c, ||w|| = ||c||), so inner products are plain
 dot products and an isotropic direction is a standard normal vector projected
 on the tangent space.  Training outputs are Phi c, and the sampler keeps them
 up to date by the same rotation as c, so one step costs one matrix-vector
-product Phi v plus an O(m log m) sort (benchmarks/bench_kgs.py: about 2 times one m x m
-product K v per step at m = 1000).  Several chains are advanced together: one matrix
-product for all of them, which at small m costs little more than one chain's step.
+product Phi v plus an O(m log m) sort (`make bench`, bench_kgs.py: at m = 1000 a step of one
+chain costs about 1.9 m x m products K v, of each of the default 4 chains about 1.4).  The
+chains are advanced together: the O(m) work of a step is done for all of them at once (at
+small m that is most of the cost), the products as one matrix product at small m and as
+one matrix-vector product per chain at large m (`ROWWISE_PRODUCTS`).
 Directions whose eigenvalue is below the rank rule of `kgslab.versionspace`
 (RANK_RTOL times the largest) are dropped: they cannot change any
 training output, and since the likelihood depends on w only through the signs
@@ -68,6 +70,7 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
+from scipy.linalg.blas import drot
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
@@ -205,20 +208,36 @@ def _sweep_half(margins, minus_slopes):
     every margin negated: its count is m - errors[:, j], and the same length.
     """
     k, m = margins.shape
-    half = np.arctan(margins / minus_slopes)
+    half = np.divide(margins, minus_slopes)
+    np.arctan(half, out=half)
     # Sort values, not indices (a plain sort is 2-3 times faster than argsort plus two takes): the turn of
     # each crossing rides along in the lowest mantissa bit of its angle, a change of 1 ulp (1e-16 rad).
     bits = half.view(np.int64)
     bits &= -2
     bits |= minus_slopes > 0                         # 1: the margin turns negative at this crossing
     half.sort(axis=1)
-    turns_negative = (half.view(np.int64) & 1).cumsum(axis=1)   # count of "becomes an error" so far
+    errors = bits & 1
+    errors.cumsum(axis=1, out=errors)                # "becomes an error" turns among the first j + 1 crossings
     # errors = (points wrong at -pi/2) + (turned negative) - (turned positive) after j + 1 crossings
-    errors = (m - turns_negative[:, -1:]) + 2 * turns_negative - np.arange(1, m + 1)
+    #        = (m - all turned negative) + 2 (turned negative so far) - (j + 1); in place, as ufuncs are cheapest
+    turned_negative = errors[:, -1:].copy()
+    errors <<= 1
+    errors -= _crossing_counts(m)      # (j + 1) - m
+    errors -= turned_negative
     lengths = np.empty_like(half)       # (plain ufuncs: np.diff's Python wrapper costs more than the work)
     np.subtract(half[:, 1:], half[:, :-1], out=lengths[:, :-1])
     np.subtract(half[:, 0] + np.pi, half[:, -1], out=lengths[:, -1])
     return half, errors, lengths
+
+
+_COUNTS = {}
+
+
+def _crossing_counts(m):
+    """(j + 1) - m for j = 0 .. m-1 (cached: the sweep subtracts it every step)."""
+    if m not in _COUNTS:
+        _COUNTS[m] = np.arange(1, m + 1) - m
+    return _COUNTS[m]
 
 
 def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
@@ -252,12 +271,14 @@ def _likelihood_table(q, n):
 class _PairTables(NamedTuple):
     """Step 7 by antipodal pairs of arcs: arc j with e errors and arc j + pi with m - e, of the same length.
 
-    log_weight[e] = ln(r^e + r^(m-e)), r = q / (1-q), the pair's likelihood (eq. 3, up to (1-q)^m), written
-    as min(e, m-e) ln r + ln(1 + r^|m-2e|) so that nothing over- or underflows before the step subtracts the
-    best pair's; first_share[e] = r^e / (r^e + r^(m-e)), the chance that the draw is the arc j itself.
+    weight[e] = r^e + r^(m-e), r = q / (1-q): the pair's likelihood (eq. 3, up to (1-q)^m), at most about 1
+    (e = 0 or m).  Where the best pair of a circle has so many errors that its weight underflows, the step
+    uses log_weight[e] = min(e, m-e) ln r + ln(1 + r^|m-2e|) instead and subtracts the best pair's.
+    first_share[e] = r^e / (r^e + r^(m-e)): the chance that the draw is the arc j itself.
     q = 0: only e = 0 (the arc) or e = m (its antipode) is version space.
     """
 
+    weight: np.ndarray
     log_weight: np.ndarray
     first_share: np.ndarray
 
@@ -266,27 +287,41 @@ class _PairTables(NamedTuple):
         e = np.arange(m + 1)
         if q == 0.0:
             log_weight = np.where((e == 0) | (e == m), 0.0, -np.inf)
-            return cls(log_weight, (e == 0).astype(float))
+            return cls(np.exp(log_weight), log_weight, (e == 0).astype(float))
         log_r = math.log(q) - math.log1p(-q)
         log_weight = np.minimum(e, m - e) * log_r + np.log1p(np.exp(np.abs(m - 2 * e) * log_r))
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", under="ignore"):
             first_share = 1.0 / (1.0 + np.exp((m - 2 * e) * log_r))
-        return cls(log_weight, first_share)
+            return cls(np.exp(log_weight), log_weight, first_share)
 
 
-def _choose(weights, uniforms):
-    """Flat indices (k,): in row i of weights (k, n) the entry j with probability weights[i, j] / sum_j.
+# A circle whose total weight is below this has its best pair's weight below 1e-280 / pi, near the end of the
+# normal doubles (and weights beyond it lose digits): that circle's step is redone in log space.
+FAINT = 1e-280
 
-    `uniforms` (k,) are uniform on [0, 1).  The flat index of (i, j) is i n + j (for `ndarray.take`).
-    """
-    cumulative = weights.cumsum(axis=1)
-    totals = cumulative[:, -1]
-    if not (totals > 0).all():
+
+def _pair_weights(tables, errors, lengths):
+    """Cumulative sums (k, m) of length x likelihood over the antipodal pairs of each circle (step 7)."""
+    cumulative = tables.weight.take(errors)
+    cumulative *= lengths
+    cumulative.cumsum(axis=1, out=cumulative)
+    faint = cumulative[:, -1] < FAINT
+    if faint.any():
+        log_weight = tables.log_weight.take(errors[faint])
+        with np.errstate(invalid="ignore"):                 # q = 0 outside version space: -inf - -inf
+            log_weight -= log_weight.max(axis=1, keepdims=True)   # the best pair's weight is 1: no underflow
+        cumulative[faint] = (np.exp(log_weight) * lengths[faint]).cumsum(axis=1)
+    return cumulative
+
+
+def _choose(cumulative, uniform):
+    """Index j with probability weights[j] / sum(weights), from cumulative = weights.cumsum() and a uniform
+    on [0, 1): a binary search for the first cumulative sum above uniform x total."""
+    total = cumulative[-1]
+    if not total > 0:
         raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
-    k, n = weights.shape
-    j = (cumulative <= (uniforms * totals)[:, None]).sum(axis=1)
-    np.minimum(j, n - 1, out=j)                    # u * total rounding up to the total
-    return j if k == 1 else j + np.arange(0, k * n, n)
+    j = int(cumulative.searchsorted(uniform * total, "right"))
+    return j if j < len(cumulative) else j - 1        # uniform x total rounded up to the total
 
 
 def _log_arc_weights(lengths, errors, q):
@@ -318,7 +353,7 @@ def sample_angle(boundaries, errors, q, rng):
     fewest = errors.min() if q > 0 else 0      # q = 0: only arcs without errors count
     weights = lengths * _likelihood_table(q, int(errors.max() - fewest))[np.maximum(errors - fewest, 0)]
     u_arc, u_within = as_generator(rng, "rng").random(2)
-    arc = int(_choose(weights[None], np.array([u_arc]))[0])
+    arc = _choose(np.cumsum(weights), u_arc)
     theta = float(boundaries[arc] + u_within * lengths[arc])
     return theta - TWO_PI if theta >= TWO_PI else theta
 
@@ -366,36 +401,59 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
         margins = signed @ coords
     q = _check_q(q)
     parts = {}
+    new_coords, new_margins = np.array(coords, float)[None], np.array(margins, float)[None]   # the step moves them
     with np.errstate(divide="ignore", invalid="ignore"):
-        new_coords, new_margins = _step(signed, coords[None], margins[None], _PairTables.of(q, len(y)), rng,
-                                        parts)
+        _step(signed, new_coords, new_margins, _PairTables.of(q, len(y)), rng, parts)
     return {**{key: value[0] for key, value in parts.items()}, "coords": new_coords[0], "margins": new_margins[0]}
 
 
 def _step(signed, coords, margins, tables, rng, parts=None):
-    """Steps 2-8 for k chains at once: from coords (k, r) and margins (k, m) to the new (coords, margins).
+    """Steps 2-8 for k chains at once, in place: coords (k, r) and margins (k, m) move to the new points.
 
-    signed: the rows y_i Phi_i; tables: `_PairTables.of(q, m)`.  One matrix-vector product
-    per chain (k at once: one matrix-matrix product), one arctan and one sort of m numbers, a few passes over
-    the m antipodal pairs of arcs; nothing else is O(m r).
+    signed: the rows y_i Phi_i; tables: `_PairTables.of(q, m)`.  One matrix-vector product per chain, one
+    arctan and one sort of m numbers per chain, a few passes over the m antipodal pairs of arcs (all chains
+    together), then per chain a binary search for the arc and a plane rotation; nothing else is O(m r).
     """
+    (k, rank), m = coords.shape, margins.shape[1]
     direction = random_tangents(coords, rng)                   # step 2
-    slopes = direction @ signed.T                              # the one matrix-vector product per chain
-    half, errors, lengths = _sweep_half(margins, -slopes)      # steps 3-6
-    # Step 7 by antipodal pairs (`_PairTables`): choose a pair by length x likelihood (eq. 3), then its arc.
-    pair = tables.log_weight.take(errors)
-    pair -= pair.max(axis=1, keepdims=True)                    # the best pair's weight is 1: no underflow
-    np.exp(pair, out=pair)
-    pair *= lengths
-    uniforms = rng.random((3, coords.shape[0]))
-    j = _choose(pair, uniforms[0])                             # flat index of the chosen pair in each row
-    turn = uniforms[1] >= tables.first_share.take(errors.take(j))   # the antipodal arc of the pair
-    theta = half.take(j) + np.pi * turn + uniforms[2] * lengths.take(j)
-    cos_t, sin_t = np.cos(theta)[:, None], np.sin(theta)[:, None]   # step 8
+    slopes = _products(direction, signed)                      # the one matrix-vector product per chain
     if parts is not None:
-        parts.update(direction=direction, direction_margins=slopes, theta=np.mod(theta, TWO_PI))
+        parts.update(direction=-direction, direction_margins=-slopes)
+    # The circle is walked towards -direction, as likely as +direction: its slopes are then -slopes, so the
+    # sweep's "minus slopes" are the slopes as they come (no pass to negate them).
+    half, errors, lengths = _sweep_half(margins, slopes)       # steps 3-6
+    cumulative = _pair_weights(tables, errors, lengths)        # step 7, by antipodal pairs (`_PairTables`)
+    uniforms = rng.random((k, 3)).tolist()
+    thetas = []
+    for i in range(k):
+        u_pair, u_turn, u_within = uniforms[i]
+        j = _choose(cumulative[i], u_pair)                     # a pair of arcs by length x likelihood (eq. 3)
+        turn = u_turn >= tables.first_share[errors[i, j]]      # its antipodal arc
+        theta = half[i, j] + math.pi * turn + u_within * lengths[i, j]
+        thetas.append(theta)
+        cos_t, sin_t = math.cos(theta), -math.sin(theta)       # step 8, towards -direction
+        # BLAS plane rotation drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by
+        # position: x <- c x + s y in place, one pass (and y <- c y - s x: direction and slopes are spent)
+        drot(coords[i], direction[i], cos_t, sin_t, rank, 0, 1, 0, 1, 1, 1)
+        drot(margins[i], slopes[i], cos_t, sin_t, m, 0, 1, 0, 1, 1, 1)
+    if parts is not None:
+        parts["theta"] = np.mod(np.array(thetas), TWO_PI)
     # unit length up to rounding; `_Chains.draw` removes the drift every RENORMALISE steps
-    return cos_t * coords + sin_t * direction, cos_t * margins + sin_t * slopes
+
+
+# One product per chain (a BLAS gemv) at large m: OpenBLAS's gemm for a few rows packs the whole m x r matrix on
+# every call and costs 2-6 matrix-vector products (benchmarks/bench_kgs.py); at small m one call is cheaper.
+ROWWISE_PRODUCTS = 40_000     # m r from which the chains' products are one gemv each
+
+
+def _products(direction, signed):
+    """direction @ signed.T (k, m): the slopes y_i <v, phi_i> of each chain's direction."""
+    if direction.shape[0] == 1 or signed.size < ROWWISE_PRODUCTS:
+        return direction @ signed.T
+    slopes = np.empty((direction.shape[0], signed.shape[0]))
+    for row, out in zip(direction, slopes):
+        np.matmul(signed, row, out=out)
+    return slopes
 
 
 # ---------------------------------------------------------------------------
@@ -466,18 +524,18 @@ class _Chains:
             p_plus = 1.0 / (1.0 + np.exp(log_weights[1] - log_weights[0]))
             return np.where(self.rng.random((k, n_samples)) < p_plus, 1.0, -1.0)[:, :, None]
         samples = np.empty((k, n_samples, rank))
-        coords = self.coords
+        coords = self.coords            # the chains' own array: the step moves it in place
         margins = coords @ self.signed.T     # afresh: rounding in the stepwise update must not pile up
         signed, tables, rng = self.signed, self.tables, self.rng
         with blas_threads(), np.errstate(divide="ignore", invalid="ignore"):   # b_i = 0: arctan(+-inf)
             for step in range(burn_in + n_samples * thin):
-                coords, margins = _step(signed, coords, margins, tables, rng)
+                _step(signed, coords, margins, tables, rng)
                 if step % RENORMALISE == 0:      # the rotation keeps |c| = 1 up to rounding: undo the drift
                     scale = 1.0 / np.sqrt((coords * coords).sum(axis=1, keepdims=True))
-                    coords, margins = coords * scale, margins * scale
+                    coords *= scale
+                    margins *= scale
                 if step >= burn_in and (step - burn_in) % thin == thin - 1:
                     samples[:, (step - burn_in) // thin] = coords
-        self.coords = coords
         return samples
 
 

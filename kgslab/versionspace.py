@@ -98,7 +98,8 @@ def random_tangent(coords, rng) -> np.ndarray:
         direction = rng.standard_normal(coords.shape[0])
         direction -= (direction @ coords) * coords
         squared = direction @ direction
-    return direction / math.sqrt(squared)
+    direction /= math.sqrt(squared)
+    return direction
 
 
 def _row_dots(a, b):
@@ -112,6 +113,8 @@ def random_tangents(coords, rng) -> np.ndarray:
     One draw of k x r normals for all rows (the KGS advances its chains together); a row drawn parallel to its
     point is drawn again, as in `random_tangent`.
     """
+    if coords.shape[0] == 1:        # one point: plain dot products cost less than the batched ones
+        return random_tangent(coords[0], rng)[None]
     direction = rng.standard_normal(coords.shape)
     direction -= _row_dots(direction, coords) * coords
     squared = _row_dots(direction, direction)

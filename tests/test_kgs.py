@@ -217,6 +217,26 @@ def test_huge_error_counts_do_not_underflow():
     assert abs(np.mean(thetas >= np.pi) - expected) < 0.01
 
 
+def test_circles_whose_likelihood_underflows_are_sampled_in_log_space():
+    # 400 pairs of equal points with opposite labels (one of each pair is wrong whatever w is) beside the
+    # 10 points of a small problem: every hypothesis makes 400 errors or more, so at q = 0.15 every pair of
+    # arcs has a weight (q/(1-q))^e below 1e-280 and the step must redo its circle in log space (kgs.FAINT);
+    # the vote must still be the exact posterior's.
+    X, y, X_test = problem(2, m=10, flips=2, seed=2)
+    doubled = np.random.default_rng(7).standard_normal((400, 2))
+    X = np.vstack([X, doubled, doubled])
+    y = np.concatenate([y, np.ones(400), -np.ones(400)])
+    q = 0.15
+    grid = circle_grid()
+    fewest = np.count_nonzero(y[None, :] * (grid @ X.T) <= 0, axis=1).min()
+    assert fewest >= 400 and kgs._PairTables.of(q, len(y)).weight[fewest] * np.pi < kgs.FAINT   # the log path
+    expected = exact_vote(grid, X, y, q, X_test)
+    assert np.count_nonzero((expected > 0.1) & (expected < 0.9)) >= 5
+    alphas = kgs.gibbs_sample(linear_kernel(X), y, q, 20_000, burn_in=50, thin=1, random_state=3)
+    got = kgs.vote(alphas, linear_kernel(X_test, X))
+    assert np.max(np.abs(got - expected)) < 0.02
+
+
 # ---------------------------------------------------------------- reproducibility
 def test_same_random_state_same_samples():
     X, y, _ = problem(3, m=15, flips=2, seed=1)
