@@ -767,8 +767,12 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
         return evidence.binary_entropy(self.vote_proba(X)[:, 1])
 
     def log_evidence(self, q=None, **ladder):
-        """(ln E_W[L[W, z]], standard error) for the training data at flip rate q (default self.q > 0)."""
+        """(ln E_W[L[W, z]], standard error) for the training data at flip rate q (default self.q > 0).
+
+        `kgslab.evidence.log_evidence` with the estimator's n_chains (at least 2: R-hat compares chains) and
+        random_state; `ladder` passes its other settings (n_rungs, n_samples, burn_in, thin).
+        """
         check_is_fitted(self, "alphas_")
         ladder.setdefault("random_state", self.random_state)
-        ladder.setdefault("n_chains", self.n_chains)
+        ladder.setdefault("n_chains", max(2, self.n_chains))
         return evidence.log_evidence(self.train_gram_, self.y_pm1_, self.q if q is None else q, **ladder)
