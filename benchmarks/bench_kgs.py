@@ -16,7 +16,7 @@ import numpy as np
 from harness import Row, best_time, paired_best_times
 from threadpoolctl import threadpool_limits
 
-from kgslab import kgs, versionspace
+from kgslab import circle, kgs, versionspace
 from kgslab.kernels import rbf_kernel
 
 
@@ -89,8 +89,8 @@ def rows(quick: bool = False):
                 return kgs._arcs_of_step(y * w_out, y * v_out)[:2]
 
             def naive():
-                boundaries = np.sort(kgs.crossing_angles(w_out, v_out, y))
-                return boundaries, kgs.arc_errors_direct(boundaries, w_out, v_out, y)
+                boundaries = np.sort(circle.crossing_angles(w_out, v_out, y))
+                return boundaries, circle.arc_errors_direct(boundaries, w_out, v_out, y)
 
             # the sweep cuts the circle at -pi/2, the naive version at 0: compare arc by arc after sorting mod 2 pi
             fast_boundaries, fast_errors = sweep()

@@ -38,6 +38,7 @@ from scipy.integrate import cumulative_simpson
 # as a module and looks names up when called, so either can be imported first.
 from . import kgs
 from ._validation import as_float_array, as_generator, as_pm1_labels, as_positive_int, as_probabilities, as_scalar
+from .circle import _as_signs, _check_q
 from .diagnostics import ess, mcse, rhat
 from .versionspace import kernel_coordinates
 
@@ -55,13 +56,13 @@ def binary_entropy(p_plus):
 def training_errors(outputs, y):
     """m R_emp: the number of training points with y_i <w, x_i> <= 0, for each row of outputs (n, m)."""
     outputs = np.atleast_2d(as_float_array(outputs, "outputs", ndim=(1, 2)))
-    y = kgs._as_signs(y, length=outputs.shape[1])
+    y = _as_signs(y, length=outputs.shape[1])
     return np.count_nonzero(y[None, :] * outputs <= 0, axis=1)
 
 
 def log_likelihood(errors, n_points, q):
     """ln L[w, z] of eq. (3) from the error count e = m R_emp: e ln q + (m - e) ln(1 - q)."""
-    q = kgs._check_q(q, allow_half=True)
+    q = _check_q(q, allow_half=True)
     n_points = as_positive_int(n_points, "n_points")
     errors = as_float_array(errors, "errors")
     if np.any((errors < 0) | (errors > n_points) | (errors != np.round(errors))):
