@@ -121,6 +121,9 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
     n_samples per chain.  The chains of the first sampled rung start apart (`kgs._starts`: the class-mean
     direction and points of the prior); each chain then starts a rung where it ended the one before (a warm
     start: the next posterior is close), so the chains stay independent of each other.
+    The Monte Carlo error of the evidence is the larger of the rungs' errors (sd / sqrt(ESS) from all chains)
+    propagated through the trapezoid weights and the spread of the chains' own estimates; the quadrature error
+    is |trapezoid - Simpson|.  Read `largest_rhat` and `smallest_ess` before trusting either.
     """
     features, _ = kernel_coordinates(K)
     m = features.shape[0]
