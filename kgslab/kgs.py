@@ -17,25 +17,15 @@ with an error: the posterior is uniform on version space.
 
 The sampler (section 3, steps 1-9)
 ----------------------------------
-From the current w_j draw a direction v uniformly in the tangent space
-{v : <v, w_j> = 0, ||v|| = 1} (step 2).  On the great circle
-w(theta) = cos(theta) w_j + sin(theta) v, training point i has the margin
-
-    y_i <w(theta), x_i> = a_i cos(theta) + b_i sin(theta) = R_i cos(theta - phi_i),
-    a_i = y_i <w_j, x_i>,  b_i = y_i <v, x_i>,  phi_i = atan2(b_i, a_i),
-
-so it crosses zero at exactly two angles (steps 3-4, in closed form): it
-becomes an error at phi_i + pi/2 and correct again at phi_i + 3pi/2.  Sorting
-the 2m angles (step 5; they come in antipodal pairs, so the sampler sorts m
-numbers in [0, pi) and adds pi for the other half) cuts the circle into 2m
-arcs; walking round the circle each crossing changes the error count by +-1,
-so one cumulative sum gives the errors of every arc (step 6) instead of m
-evaluations per arc.  The posterior
-on the circle is then piecewise uniform: arc k has weight length_k q^e_k
-(1-q)^(m-e_k), computed in log space (step 7), and the new point is
-cos(theta) w_j + sin(theta) v (step 8).  This is hit-and-run on the sphere:
-the circle through w and w' is the same from either end, so the chain is
-reversible with respect to the posterior.
+From the current w_j draw a direction v uniformly in the tangent space (step 2); on the great circle
+w(theta) = cos(theta) w_j + sin(theta) v each training point's margin crosses zero at two angles half a
+circle apart (steps 3-4), the sorted crossings cut the circle into 2m arcs whose error counts one
+cumulative sum gives (steps 5-6), theta is drawn from the piecewise-uniform posterior on the circle,
+arc k weighing length_k q^e_k (1-q)^(m-e_k) (step 7), and w_{j+1} = w(theta) (step 8).  `kgslab.circle`
+writes these steps out for one circle, as the paper does.  This is hit-and-run on the sphere: the circle
+through w and w' is the same from either end, so the chain is reversible with respect to the posterior.
+Here the arcs come in antipodal pairs (arc j + pi has every margin negated: m - e_j errors, the same
+length), so a step sorts m half-angles, not 2m angles, and draws a pair before one of its two arcs.
 
 How it is carried out in kernel space
 -------------------------------------
