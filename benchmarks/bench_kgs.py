@@ -16,7 +16,7 @@ import numpy as np
 from harness import Row, best_time, paired_best_times
 from threadpoolctl import threadpool_limits
 
-from kgslab import kgs, versionspace
+from kgslab import circle, kgs, versionspace
 from kgslab.kernels import rbf_kernel
 
 
@@ -27,15 +27,16 @@ def _problem(m, seed=0):
     return rbf_kernel(X, L=1.0), y
 
 
-def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat):
+def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat, n_chains=1):
+    """Seconds per step of `n_chains` chains advanced together, and per matvec K @ v."""
     signed = y[:, None] * features
-    state = {"coords": kgs._default_start(features, y, rng)[None]}    # one chain: (1, r)
+    state = {"coords": np.tile(kgs._default_start(features, y, rng), (n_chains, 1))}    # (k, r)
     state["margins"] = state["coords"] @ signed.T
     tables = kgs._PairTables.of(q, len(y))
     vector = rng.standard_normal(K.shape[0])
 
     def step():
-        state["coords"], state["margins"] = kgs._step(signed, state["coords"], state["margins"], tables, rng)
+        kgs._step(signed, state["coords"], state["margins"], tables, rng)     # moves the chain in place
 
     with np.errstate(divide="ignore", invalid="ignore"):        # as the sampler runs it
         return paired_best_times(step, lambda: K @ vector, repeat, n_steps, n_steps)
@@ -56,6 +57,27 @@ def rows(quick: bool = False):
             out.append(Row(f"KGS step, rbf, m={m} (rank r={features.shape[1]})", step, "one m x m matvec K @ v",
                            matvec, f"{1 / step:,.0f} steps/s; step = {step / matvec:.2f} matvecs; "
                            f"eigh once {setup:.2f}s"))
+            if m in (100, 1000):      # the sampler's default: 4 chains advanced together
+                steps, matvec = _step_and_matvec_times(K, features, y, 0.1, max(10, n_steps // 4), rng,
+                                                       2 if quick else 7, n_chains=4)
+                out.append(Row(f"KGS step per chain, 4 chains together, m={m}", steps / 4, "one m x m matvec K @ v",
+                               matvec, f"step per chain = {steps / 4 / matvec:.2f} matvecs"))
+        for m in ([300] if quick else [300, 1000]):
+            # Why the chains' products are one gemv each from m r = kgs.ROWWISE_PRODUCTS on: OpenBLAS's gemm for
+            # four rows packs the whole matrix on every call.
+            K, y = _problem(m)
+            features, _ = kgs.kernel_coordinates(K)
+            signed = y[:, None] * features
+            directions = rng.standard_normal((4, features.shape[1]))
+            rowwise = np.empty((4, m))
+
+            def gemvs():
+                for row, out_row in zip(directions, rowwise):
+                    np.matmul(signed, row, out=out_row)
+
+            gemv_time, gemm_time = paired_best_times(gemvs, lambda: directions @ signed.T, 2 if quick else 7, 20, 20)
+            out.append(Row(f"4 chains' products, m={m}: 4 gemv", gemv_time, "one gemm (4 x r) @ (r x m)", gemm_time,
+                           f"kgslab uses {'4 gemv' if signed.size >= kgs.ROWWISE_PRODUCTS else 'one gemm'} here"))
         for m in ([100] if quick else [100, 300, 1000]):
             K, y = _problem(m, seed=2)
             features, _ = kgs.kernel_coordinates(K)
@@ -67,8 +89,8 @@ def rows(quick: bool = False):
                 return kgs._arcs_of_step(y * w_out, y * v_out)[:2]
 
             def naive():
-                boundaries = np.sort(kgs.crossing_angles(w_out, v_out, y))
-                return boundaries, kgs.arc_errors_direct(boundaries, w_out, v_out, y)
+                boundaries = np.sort(circle.crossing_angles(w_out, v_out, y))
+                return boundaries, circle.arc_errors_direct(boundaries, w_out, v_out, y)
 
             # the sweep cuts the circle at -pi/2, the naive version at 0: compare arc by arc after sorting mod 2 pi
             fast_boundaries, fast_errors = sweep()

@@ -46,14 +46,16 @@ def paired_best_times(first: Callable[[], object], second: Callable[[], object],
 
     Alternating (and choosing the two batch sizes so that the batches last about as long) lets load on a
     shared machine hit both alike, so their ratio means something even when the absolute times do not.
+    The clock is this process's CPU time: time spent waiting for a core on a shared machine is not counted
+    (both functions must run on one thread, as the benchmarks that call this limit BLAS to one).
     """
     best = [float("inf"), float("inf")]
     for _ in range(max(1, repeat)):
         for index, (function, number) in enumerate(((first, number_first), (second, number_second))):
-            started = time.perf_counter()
+            started = time.process_time()
             for _ in range(number):
                 function()
-            best[index] = min(best[index], (time.perf_counter() - started) / number)
+            best[index] = min(best[index], (time.process_time() - started) / number)
     return best[0], best[1]
 
 

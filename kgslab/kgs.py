@@ -17,25 +17,15 @@ with an error: the posterior is uniform on version space.
 
 The sampler (section 3, steps 1-9)
 ----------------------------------
-From the current w_j draw a direction v uniformly in the tangent space
-{v : <v, w_j> = 0, ||v|| = 1} (step 2).  On the great circle
-w(theta) = cos(theta) w_j + sin(theta) v, training point i has the margin
-
-    y_i <w(theta), x_i> = a_i cos(theta) + b_i sin(theta) = R_i cos(theta - phi_i),
-    a_i = y_i <w_j, x_i>,  b_i = y_i <v, x_i>,  phi_i = atan2(b_i, a_i),
-
-so it crosses zero at exactly two angles (steps 3-4, in closed form): it
-becomes an error at phi_i + pi/2 and correct again at phi_i + 3pi/2.  Sorting
-the 2m angles (step 5; they come in antipodal pairs, so the sampler sorts m
-numbers in [0, pi) and adds pi for the other half) cuts the circle into 2m
-arcs; walking round the circle each crossing changes the error count by +-1,
-so one cumulative sum gives the errors of every arc (step 6) instead of m
-evaluations per arc.  The posterior
-on the circle is then piecewise uniform: arc k has weight length_k q^e_k
-(1-q)^(m-e_k), computed in log space (step 7), and the new point is
-cos(theta) w_j + sin(theta) v (step 8).  This is hit-and-run on the sphere:
-the circle through w and w' is the same from either end, so the chain is
-reversible with respect to the posterior.
+From the current w_j draw a direction v uniformly in the tangent space (step 2); on the great circle
+w(theta) = cos(theta) w_j + sin(theta) v each training point's margin crosses zero at two angles half a
+circle apart (steps 3-4), the sorted crossings cut the circle into 2m arcs whose error counts one
+cumulative sum gives (steps 5-6), theta is drawn from the piecewise-uniform posterior on the circle,
+arc k weighing length_k q^e_k (1-q)^(m-e_k) (step 7), and w_{j+1} = w(theta) (step 8).  `kgslab.circle`
+writes these steps out for one circle, as the paper does.  This is hit-and-run on the sphere: the circle
+through w and w' is the same from either end, so the chain is reversible with respect to the posterior.
+Here the arcs come in antipodal pairs (arc j + pi has every margin negated: m - e_j errors, the same
+length), so a step sorts m half-angles, not 2m angles, and draws a pair before one of its two arcs.
 
 How it is carried out in kernel space
 -------------------------------------
@@ -46,9 +36,11 @@ coordinate vector c (w = Phi' c, ||w|| = ||c||), so inner products are plain
 dot products and an isotropic direction is a standard normal vector projected
 on the tangent space.  Training outputs are Phi c, and the sampler keeps them
 up to date by the same rotation as c, so one step costs one matrix-vector
-product Phi v plus an O(m log m) sort (benchmarks/bench_kgs.py: about 2 times one m x m
-product K v per step at m = 1000).  Several chains are advanced together: one matrix
-product for all of them, which at small m costs little more than one chain's step.
+product Phi v plus an O(m log m) sort (`make bench`, bench_kgs.py: at m = 1000 a step of one
+chain costs about 1.9 m x m products K v, of each of the default 4 chains about 1.4).  The
+chains are advanced together: the O(m) work of a step is done for all of them at once (at
+small m that is most of the cost), the products as one matrix product at small m and as
+one matrix-vector product per chain at large m (`ROWWISE_PRODUCTS`).
 Directions whose eigenvalue is below the rank rule of `kgslab.versionspace`
 (RANK_RTOL times the largest) are dropped: they cannot change any
 training output, and since the likelihood depends on w only through the signs
@@ -68,6 +60,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.integrate import cumulative_simpson
+from scipy.linalg.blas import drot
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
@@ -88,17 +81,13 @@ from ._validation import (
     as_vector,
     check_work_budget,
 )
+from .circle import _as_signs, _as_unit_coords, _check_q, _choose
 from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
-from .versionspace import (crossing_angle, crossing_half_angles, kernel_coordinates, random_tangents,
+from .versionspace import (crossing_half_angles, kernel_coordinates, random_tangents,
                            start_in_version_space)
 
 __all__ = [
     "kernel_coordinates",
-    "crossing_angles",
-    "arc_errors_by_sweep",
-    "arc_errors_direct",
-    "sample_angle",
-    "step_on_circle",
     "gibbs_step",
     "gibbs_sample",
     "GibbsRun",
@@ -119,72 +108,8 @@ RENORMALISE = 32   # steps between two renormalisations of a chain's point (roun
 
 
 # ---------------------------------------------------------------------------
-# Steps 3-7: crossing angles, arc errors, the angle
+# Steps 2-8 for k chains at once (one circle by the book: `kgslab.circle`)
 # ---------------------------------------------------------------------------
-def _as_unit_coords(coords, rank):
-    """A unit vector of `rank` coordinates (a point of the sphere)."""
-    coords = as_vector(coords, "coords", length=rank, length_of="features' columns")
-    if abs(float(coords @ coords) - 1.0) > 1e-6:
-        raise ValueError(f"coords must be a unit vector (a point of the sphere), got norm {np.linalg.norm(coords):.6g}")
-    return coords
-
-
-def _as_signs(y, length=None):
-    """Labels in {-1, +1} (one class allowed: these helpers work on any set of points)."""
-    y = as_vector(y, "y", length=length, length_of="the outputs")
-    if not np.all(np.abs(y) == 1):
-        raise ValueError(f"y must hold the labels -1 and +1, got {np.unique(y)[:5].tolist()}")
-    return y
-
-
-def _angles_from_margins(a, b):
-    """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
-    becomes_error = crossing_angle(a, b)
-    return np.concatenate([becomes_error, np.mod(becomes_error + np.pi, TWO_PI)])
-
-
-def crossing_angles(w_outputs, v_outputs, y):
-    """The 2m angles where the great circle through w in direction v crosses a training hyperplane.
-
-    Steps 3-4 of the KGS in closed form.  w_outputs[i] = <w, x_i>, v_outputs[i] = <v, x_i>
-    with v a unit vector orthogonal to w; on w(theta) = cos(theta) w + sin(theta) v point i
-    has margin y_i <w(theta), x_i> = a_i cos(theta) + b_i sin(theta) = R_i cos(theta - phi_i)
-    with phi_i = atan2(b_i, a_i).  Returns an array of length 2m in [0, 2 pi):
-    entry i is where point i becomes an error (phi_i + pi/2), entry m + i where it
-    becomes correct again (phi_i + 3 pi/2).
-    """
-    y = _as_signs(y)
-    w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
-    v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
-    return _angles_from_margins(y * w_outputs, y * v_outputs)
-
-
-def _sweep(angles):
-    m = angles.shape[0] // 2
-    # Just after theta = 0 point i is an error iff its error interval wraps through 0,
-    # i.e. it becomes correct before it becomes an error.
-    errors_at_start = int(np.count_nonzero(angles[:m] > angles[m:]))
-    order = np.argsort(angles)  # ties have probability zero
-    steps = np.where(order < m, 1, -1)
-    return angles[order], errors_at_start + np.cumsum(steps)
-
-
-def arc_errors_by_sweep(angles):
-    """Step 6 by one sweep: (boundaries, errors) of the 2m arcs of the circle.
-
-    `angles` as returned by `crossing_angles` (first half: becomes an error, second half:
-    becomes correct).  boundaries is the sorted angles; errors[k] is the number of training
-    errors on the arc from boundaries[k] to boundaries[k + 1] (the last arc wraps round to
-    boundaries[0] + 2 pi).  Walking round the circle each crossing flips exactly one point,
-    so the counts are one cumulative sum of +-1 started from the count just after theta = 0:
-    O(m log m) for the sort, instead of O(m) per arc.
-    """
-    angles = as_vector(angles, "angles")
-    if angles.shape[0] % 2:
-        raise ValueError(f"angles must have even length 2m, got {angles.shape[0]}")
-    return _sweep(angles)
-
-
 def _arcs_of_step(a, b):
     """Steps 3-6 as the sampler runs them, for one circle: (boundaries, errors, lengths) of its 2m arcs.
 
@@ -209,59 +134,48 @@ def _sweep_half(margins, minus_slopes):
     every margin negated: its count is m - errors[:, j], and the same length.
     """
     k, m = margins.shape
-    half = np.arctan(margins / minus_slopes)
+    half = crossing_half_angles(margins, minus_slopes)
     # Sort values, not indices (a plain sort is 2-3 times faster than argsort plus two takes): the turn of
     # each crossing rides along in the lowest mantissa bit of its angle, a change of 1 ulp (1e-16 rad).
     bits = half.view(np.int64)
     bits &= -2
     bits |= minus_slopes > 0                         # 1: the margin turns negative at this crossing
     half.sort(axis=1)
-    turns_negative = (half.view(np.int64) & 1).cumsum(axis=1)   # count of "becomes an error" so far
+    errors = bits & 1
+    errors.cumsum(axis=1, out=errors)                # "becomes an error" turns among the first j + 1 crossings
     # errors = (points wrong at -pi/2) + (turned negative) - (turned positive) after j + 1 crossings
-    errors = (m - turns_negative[:, -1:]) + 2 * turns_negative - np.arange(1, m + 1)
+    #        = (m - all turned negative) + 2 (turned negative so far) - (j + 1); in place, as ufuncs are cheapest
+    turned_negative = errors[:, -1:].copy()
+    errors <<= 1
+    errors -= _crossing_counts(m)      # (j + 1) - m
+    errors -= turned_negative
     lengths = np.empty_like(half)       # (plain ufuncs: np.diff's Python wrapper costs more than the work)
     np.subtract(half[:, 1:], half[:, :-1], out=lengths[:, :-1])
     np.subtract(half[:, 0] + np.pi, half[:, -1], out=lengths[:, -1])
     return half, errors, lengths
 
 
-def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
-    """Step 6 as the paper writes it: evaluate R_emp at the middle of every arc, O(m) per arc.
-
-    The reference against which the sweep is tested and benchmarked.  Returns error counts.
-    """
-    y = _as_signs(y)
-    boundaries = as_vector(boundaries, "boundaries")
-    w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
-    v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
-    ends = np.append(boundaries[1:], boundaries[0] + TWO_PI)
-    middles = 0.5 * (boundaries + ends)
-    margins = y * (np.cos(middles)[:, None] * w_outputs[None, :] + np.sin(middles)[:, None] * v_outputs[None, :])
-    return np.count_nonzero(margins <= 0, axis=1)
+_COUNTS = {}
 
 
-def _likelihood_table(q, n):
-    """(q / (1-q))^e for e = 0 .. n: the likelihood factor of eq. (3) per extra error (q = 0: 1, 0, 0, ...).
-
-    A table instead of exp(e log(q / (1-q))): the error counts are integers, and indexing costs less than exp.
-    Counts far above the best arc's underflow to 0, as their weight should.
-    """
-    if q == 0.0:
-        table = np.zeros(n + 1)
-        table[0] = 1.0
-        return table
-    return np.exp(np.arange(n + 1) * (math.log(q) - math.log1p(-q)))
+def _crossing_counts(m):
+    """(j + 1) - m for j = 0 .. m-1 (cached: the sweep subtracts it every step)."""
+    if m not in _COUNTS:
+        _COUNTS[m] = np.arange(1, m + 1) - m
+    return _COUNTS[m]
 
 
 class _PairTables(NamedTuple):
     """Step 7 by antipodal pairs of arcs: arc j with e errors and arc j + pi with m - e, of the same length.
 
-    log_weight[e] = ln(r^e + r^(m-e)), r = q / (1-q), the pair's likelihood (eq. 3, up to (1-q)^m), written
-    as min(e, m-e) ln r + ln(1 + r^|m-2e|) so that nothing over- or underflows before the step subtracts the
-    best pair's; first_share[e] = r^e / (r^e + r^(m-e)), the chance that the draw is the arc j itself.
+    weight[e] = r^e + r^(m-e), r = q / (1-q): the pair's likelihood (eq. 3, up to (1-q)^m), at most about 1
+    (e = 0 or m).  Where the best pair of a circle has so many errors that its weight underflows, the step
+    uses log_weight[e] = min(e, m-e) ln r + ln(1 + r^|m-2e|) instead and subtracts the best pair's.
+    first_share[e] = r^e / (r^e + r^(m-e)): the chance that the draw is the arc j itself.
     q = 0: only e = 0 (the arc) or e = m (its antipode) is version space.
     """
 
+    weight: np.ndarray
     log_weight: np.ndarray
     first_share: np.ndarray
 
@@ -270,86 +184,31 @@ class _PairTables(NamedTuple):
         e = np.arange(m + 1)
         if q == 0.0:
             log_weight = np.where((e == 0) | (e == m), 0.0, -np.inf)
-            return cls(log_weight, (e == 0).astype(float))
+            return cls(np.exp(log_weight), log_weight, (e == 0).astype(float))
         log_r = math.log(q) - math.log1p(-q)
         log_weight = np.minimum(e, m - e) * log_r + np.log1p(np.exp(np.abs(m - 2 * e) * log_r))
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", under="ignore"):
             first_share = 1.0 / (1.0 + np.exp((m - 2 * e) * log_r))
-        return cls(log_weight, first_share)
+            return cls(np.exp(log_weight), log_weight, first_share)
 
 
-def _choose(weights, uniforms):
-    """Flat indices (k,): in row i of weights (k, n) the entry j with probability weights[i, j] / sum_j.
-
-    `uniforms` (k,) are uniform on [0, 1).  The flat index of (i, j) is i n + j (for `ndarray.take`).
-    """
-    cumulative = weights.cumsum(axis=1)
-    totals = cumulative[:, -1]
-    if not (totals > 0).all():
-        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
-    k, n = weights.shape
-    j = (cumulative <= (uniforms * totals)[:, None]).sum(axis=1)
-    np.minimum(j, n - 1, out=j)                    # u * total rounding up to the total
-    return j if k == 1 else j + np.arange(0, k * n, n)
+# A circle whose total weight is below this has its best pair's weight below 1e-280 / pi, near the end of the
+# normal doubles (and weights beyond it lose digits): that circle's step is redone in log space.
+FAINT = 1e-280
 
 
-def _log_arc_weights(lengths, errors, q):
-    """log of length * q^e (1-q)^(m-e) per arc (eq. 3 times the uniform prior), up to a constant."""
-    with np.errstate(divide="ignore"):
-        log_lengths = np.log(lengths)
-    if q == 0.0:
-        # Version space only: arcs with an error have weight exactly zero.
-        return np.where(errors == 0, log_lengths, -np.inf)
-    # e log q + (m - e) log(1-q) = e log(q / (1-q)) + constant; log space keeps q^e from underflowing.
-    return log_lengths + errors * (np.log(q) - np.log1p(-q))
-
-
-def sample_angle(boundaries, errors, q, rng):
-    """Step 7: draw theta from the piecewise-uniform density on the circle.
-
-    Arc k (boundaries[k] .. boundaries[k+1], wrapping) has probability proportional to
-    its length times q^errors[k] (1-q)^(m-errors[k]) (eq. 3), computed from the exponent
-    (errors[k] - min errors) log(q / (1-q)) so that nothing under- or overflows;
-    within the arc theta is uniform.
-    """
-    boundaries = as_vector(boundaries, "boundaries")
-    errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
-    q = _check_q(q, allow_half=True)
-    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
-    if np.any(lengths < 0):
-        raise ValueError("boundaries must be sorted within one turn of the circle (as arc_errors_by_sweep returns them)")
-    errors = errors.astype(int)
-    fewest = errors.min() if q > 0 else 0      # q = 0: only arcs without errors count
-    weights = lengths * _likelihood_table(q, int(errors.max() - fewest))[np.maximum(errors - fewest, 0)]
-    u_arc, u_within = as_generator(rng, "rng").random(2)
-    arc = int(_choose(weights[None], np.array([u_arc]))[0])
-    theta = float(boundaries[arc] + u_within * lengths[arc])
-    return theta - TWO_PI if theta >= TWO_PI else theta
-
-
-def step_on_circle(features, y, coords, direction, q, rng):
-    """Steps 3-8 as the paper writes them, along a given direction: the new point (unit coordinates, (r,)).
-
-    features Phi (m, r) (rows: the training points in coordinates, `kernel_coordinates`), labels y (m,),
-    the current point `coords` (a unit vector, (r,)) and a unit tangent `direction` v at it (step 2, e.g.
-    `kgslab.versionspace.random_tangent`); rng a numpy Generator or a seed.  The crossing angles of the
-    circle cos t c + sin t v
-    (`crossing_angles`), the errors of its 2m arcs by one sweep (`arc_errors_by_sweep`), theta drawn from
-    the piecewise-uniform density (`sample_angle`, the only draw from rng) and the point at theta.
-    The reference of notebook 08's one-step exercise; the sampler itself runs `_step`.
-    """
-    features = as_matrix(features, "features")
-    y = _as_signs(y, length=features.shape[0])
-    coords = _as_unit_coords(coords, features.shape[1])
-    direction = as_vector(direction, "direction", length=features.shape[1], length_of="features' columns")
-    if abs(float(direction @ direction) - 1.0) > 1e-6 or abs(float(direction @ coords)) > 1e-6:
-        raise ValueError(f"direction must be a unit vector orthogonal to coords (a tangent), got norm "
-                         f"{np.linalg.norm(direction):.6g} and <direction, coords> = {direction @ coords:.3g}")
-    q, rng = _check_q(q, allow_half=True), as_generator(rng, "rng")
-    angles = crossing_angles(features @ coords, features @ direction, y)
-    boundaries, errors = arc_errors_by_sweep(angles)
-    theta = sample_angle(boundaries, errors, q, rng)
-    return math.cos(theta) * np.asarray(coords, float) + math.sin(theta) * np.asarray(direction, float)
+def _pair_weights(tables, errors, lengths):
+    """Cumulative sums (k, m) of length x likelihood over the antipodal pairs of each circle (step 7)."""
+    cumulative = tables.weight.take(errors)
+    cumulative *= lengths
+    cumulative.cumsum(axis=1, out=cumulative)
+    faint = cumulative[:, -1] < FAINT
+    if faint.any():
+        log_weight = tables.log_weight.take(errors[faint])
+        with np.errstate(invalid="ignore"):                 # q = 0 outside version space: -inf - -inf
+            log_weight -= log_weight.max(axis=1, keepdims=True)   # the best pair's weight is 1: no underflow
+        cumulative[faint] = (np.exp(log_weight) * lengths[faint]).cumsum(axis=1)
+    return cumulative
 
 
 def gibbs_step(features, y, coords, q, rng, margins=None):
@@ -370,36 +229,59 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
         margins = signed @ coords
     q = _check_q(q)
     parts = {}
+    new_coords, new_margins = np.array(coords, float)[None], np.array(margins, float)[None]   # the step moves them
     with np.errstate(divide="ignore", invalid="ignore"):
-        new_coords, new_margins = _step(signed, coords[None], margins[None], _PairTables.of(q, len(y)), rng,
-                                        parts)
+        _step(signed, new_coords, new_margins, _PairTables.of(q, len(y)), rng, parts)
     return {**{key: value[0] for key, value in parts.items()}, "coords": new_coords[0], "margins": new_margins[0]}
 
 
 def _step(signed, coords, margins, tables, rng, parts=None):
-    """Steps 2-8 for k chains at once: from coords (k, r) and margins (k, m) to the new (coords, margins).
+    """Steps 2-8 for k chains at once, in place: coords (k, r) and margins (k, m) move to the new points.
 
-    signed: the rows y_i Phi_i; tables: `_PairTables.of(q, m)`.  One matrix-vector product
-    per chain (k at once: one matrix-matrix product), one arctan and one sort of m numbers, a few passes over
-    the m antipodal pairs of arcs; nothing else is O(m r).
+    signed: the rows y_i Phi_i; tables: `_PairTables.of(q, m)`.  One matrix-vector product per chain, one
+    arctan and one sort of m numbers per chain, a few passes over the m antipodal pairs of arcs (all chains
+    together), then per chain a binary search for the arc and a plane rotation; nothing else is O(m r).
     """
+    (k, rank), m = coords.shape, margins.shape[1]
     direction = random_tangents(coords, rng)                   # step 2
-    slopes = direction @ signed.T                              # the one matrix-vector product per chain
-    half, errors, lengths = _sweep_half(margins, -slopes)      # steps 3-6
-    # Step 7 by antipodal pairs (`_PairTables`): choose a pair by length x likelihood (eq. 3), then its arc.
-    pair = tables.log_weight.take(errors)
-    pair -= pair.max(axis=1, keepdims=True)                    # the best pair's weight is 1: no underflow
-    np.exp(pair, out=pair)
-    pair *= lengths
-    uniforms = rng.random((3, coords.shape[0]))
-    j = _choose(pair, uniforms[0])                             # flat index of the chosen pair in each row
-    turn = uniforms[1] >= tables.first_share.take(errors.take(j))   # the antipodal arc of the pair
-    theta = half.take(j) + np.pi * turn + uniforms[2] * lengths.take(j)
-    cos_t, sin_t = np.cos(theta)[:, None], np.sin(theta)[:, None]   # step 8
+    slopes = _products(direction, signed)                      # the one matrix-vector product per chain
     if parts is not None:
-        parts.update(direction=direction, direction_margins=slopes, theta=np.mod(theta, TWO_PI))
+        parts.update(direction=-direction, direction_margins=-slopes)
+    # The circle is walked towards -direction, as likely as +direction: its slopes are then -slopes, so the
+    # sweep's "minus slopes" are the slopes as they come (no pass to negate them).
+    half, errors, lengths = _sweep_half(margins, slopes)       # steps 3-6
+    cumulative = _pair_weights(tables, errors, lengths)        # step 7, by antipodal pairs (`_PairTables`)
+    uniforms = rng.random((k, 3)).tolist()
+    thetas = []
+    for i in range(k):
+        u_pair, u_turn, u_within = uniforms[i]
+        j = _choose(cumulative[i], u_pair)                     # a pair of arcs by length x likelihood (eq. 3)
+        turn = u_turn >= tables.first_share[errors[i, j]]      # its antipodal arc
+        theta = half[i, j] + math.pi * turn + u_within * lengths[i, j]
+        thetas.append(theta)
+        cos_t, sin_t = math.cos(theta), -math.sin(theta)       # step 8, towards -direction
+        # BLAS plane rotation drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by
+        # position: x <- c x + s y in place, one pass (and y <- c y - s x: direction and slopes are spent)
+        drot(coords[i], direction[i], cos_t, sin_t, rank, 0, 1, 0, 1, 1, 1)
+        drot(margins[i], slopes[i], cos_t, sin_t, m, 0, 1, 0, 1, 1, 1)
+    if parts is not None:
+        parts["theta"] = np.mod(np.array(thetas), TWO_PI)
     # unit length up to rounding; `_Chains.draw` removes the drift every RENORMALISE steps
-    return cos_t * coords + sin_t * direction, cos_t * margins + sin_t * slopes
+
+
+# One product per chain (a BLAS gemv) at large m: OpenBLAS's gemm for a few rows packs the whole m x r matrix on
+# every call and costs 2-6 matrix-vector products (benchmarks/bench_kgs.py); at small m one call is cheaper.
+ROWWISE_PRODUCTS = 40_000     # m r from which the chains' products are one gemv each
+
+
+def _products(direction, signed):
+    """direction @ signed.T (k, m): the slopes y_i <v, phi_i> of each chain's direction."""
+    if direction.shape[0] == 1 or signed.size < ROWWISE_PRODUCTS:
+        return direction @ signed.T
+    slopes = np.empty((direction.shape[0], signed.shape[0]))
+    for row, out in zip(direction, slopes):
+        np.matmul(signed, row, out=out)
+    return slopes
 
 
 # ---------------------------------------------------------------------------
@@ -436,10 +318,6 @@ def _check_steps(n_steps, name, value):
     check_work_budget(n_steps, MAX_STEPS, name, value, "Gibbs steps (with burn_in, thin and the chains)")
 
 
-def _check_q(q, allow_half=False):
-    return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
-
-
 def _active_points(features):
     """Training points whose feature vector is not zero (relative to the largest)."""
     squared_norms = np.einsum("ij,ij->i", features, features)
@@ -464,24 +342,22 @@ class _Chains:
         k, rank = self.coords.shape
         if rank == 1:
             # The "sphere" in one dimension is the two points +-c: draw the sign exactly.
-            base = np.sign(self.features[:, 0] * self.y)
-            errors = np.array([np.count_nonzero(base <= 0), np.count_nonzero(-base <= 0)])
-            log_weights = _log_arc_weights(np.ones(2), errors, self.q)
-            p_plus = 1.0 / (1.0 + np.exp(log_weights[1] - log_weights[0]))
+            # +c makes e errors, -c the other m - e: the pair of `_PairTables`, whose first share is P(+c)
+            p_plus = self.tables.first_share[np.count_nonzero(self.features[:, 0] * self.y < 0)]
             return np.where(self.rng.random((k, n_samples)) < p_plus, 1.0, -1.0)[:, :, None]
         samples = np.empty((k, n_samples, rank))
-        coords = self.coords
+        coords = self.coords            # the chains' own array: the step moves it in place
         margins = coords @ self.signed.T     # afresh: rounding in the stepwise update must not pile up
         signed, tables, rng = self.signed, self.tables, self.rng
         with blas_threads(), np.errstate(divide="ignore", invalid="ignore"):   # b_i = 0: arctan(+-inf)
             for step in range(burn_in + n_samples * thin):
-                coords, margins = _step(signed, coords, margins, tables, rng)
+                _step(signed, coords, margins, tables, rng)
                 if step % RENORMALISE == 0:      # the rotation keeps |c| = 1 up to rounding: undo the drift
                     scale = 1.0 / np.sqrt((coords * coords).sum(axis=1, keepdims=True))
-                    coords, margins = coords * scale, margins * scale
+                    coords *= scale
+                    margins *= scale
                 if step >= burn_in and (step - burn_in) % thin == thin - 1:
                     samples[:, (step - burn_in) // thin] = coords
-        self.coords = coords
         return samples
 
 

@@ -100,7 +100,8 @@ def random_tangent(coords, rng) -> np.ndarray:
         direction = rng.standard_normal(coords.shape[0])
         direction -= (direction @ coords) * coords
         squared = direction @ direction
-    return direction / math.sqrt(squared)
+    direction /= math.sqrt(squared)
+    return direction
 
 
 def _row_dots(a, b):
@@ -114,6 +115,8 @@ def random_tangents(coords, rng) -> np.ndarray:
     One draw of k x r normals for all rows (the KGS advances its chains together); a row drawn parallel to its
     point is drawn again, as in `random_tangent`.
     """
+    if coords.shape[0] == 1:        # one point: plain dot products cost less than the batched ones
+        return random_tangent(coords[0], rng)[None]
     direction = rng.standard_normal(coords.shape)
     direction -= _row_dots(direction, coords) * coords
     squared = _row_dots(direction, direction)
@@ -137,16 +140,16 @@ def crossing_angle(margins, slopes):
     return angle + TWO_PI * (angle < 0)     # from (-pi, pi] to [0, 2 pi); cheaper than np.mod
 
 
-def crossing_half_angles(margins, slopes):
-    """Both zeros of a_i cos t + b_i sin t folded into [0, pi): (angles, turns_negative).
+def crossing_half_angles(margins, minus_slopes):
+    """Where a_i cos t + b_i sin t crosses zero, folded into (-pi/2, pi/2): arctan(a_i / -b_i), a new array.
 
-    The two zeros are half a circle apart; `angles[i]` is the one in [0, pi), and `turns_negative[i]` says
-    whether the margin turns negative there (else it turns positive there and negative pi later).  A sampler
-    sorts these m numbers instead of all 2m crossings (the other half is the same list plus pi).
+    minus_slopes = -b_i.  The other zero is half a circle later; the margin turns negative at the returned
+    angle when b_i < 0 (its derivative there is b_i / cos t).  The KGS sorts these m numbers instead of all 2m
+    crossings (`kgslab.kgs._sweep_half`).  b_i = 0 gives +-pi/2 (numpy warns of the division unless told not to).
     """
-    angle = np.arctan2(margins, -np.asarray(slopes))
-    turns_negative = angle >= 0
-    return angle + np.pi * ~turns_negative, turns_negative
+    half = np.divide(margins, minus_slopes)
+    np.arctan(half, out=half)
+    return half
 
 
 def crossing_angle_scalar(margin: float, slope: float) -> float:

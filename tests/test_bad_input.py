@@ -403,7 +403,7 @@ def test_study_results_names_a_missing_level():
 
 
 def test_step_on_circle_refuses_a_direction_that_is_not_a_tangent():
-    from kgslab.kgs import step_on_circle
+    from kgslab.circle import step_on_circle
     features, y, coords = np.eye(3), np.array([1.0, -1.0, 1.0]), np.array([1.0, 0.0, 0.0])
     with pytest.raises(ValueError, match="direction must be a unit vector orthogonal to coords"):
         step_on_circle(features, y, coords, np.array([1.0, 0.0, 0.0]), 0.1, 0)

@@ -89,9 +89,12 @@ def test_bad_input_is_refused(call, error, message):
         call(linear_kernel(X), y, linear_kernel(T, X))
 
 
-def test_kgs_auto_error_bars_hold_against_the_exact_posterior():
+@pytest.mark.parametrize("rowwise", [False, True], ids=["one matrix product", "one gemv per chain"])
+def test_kgs_auto_error_bars_hold_against_the_exact_posterior(rowwise, monkeypatch):
     # Four chains advanced together (dispersed starts), "auto" on the test points' votes: every vote within
     # 4 of its reported standard errors of the exact posterior probability (grid on the sphere in R^3).
+    # Both ways of the chains' products: one matrix product (small m) and one gemv per chain (large m).
+    monkeypatch.setattr(kgs, "ROWWISE_PRODUCTS", 0 if rowwise else kgs.ROWWISE_PRODUCTS)
     rng = np.random.default_rng(7)
     X = rng.standard_normal((10, 3))
     y = np.sign(X[:, 0])

@@ -692,7 +692,7 @@ register("kgslab.diagnostics.run_until_converged", convergence_problem(),
 
 # ---- kgs ------------------------------------------------------------------------------------------------
 
-from kgslab import kgs as _kgs  # noqa: E402
+from kgslab import circle as _circle, kgs as _kgs  # noqa: E402
 
 
 @st.composite
@@ -710,24 +710,24 @@ def circle_problem(draw):
 
 
 register("kgslab.kgs.kernel_coordinates", gram(positive_definite=True).map(lambda K: {"K": K}), {"K": "psd_gram"})
-register("kgslab.kgs.crossing_angles", circle_problem(),
+register("kgslab.circle.crossing_angles", circle_problem(),
          {"w_outputs": "vector", "v_outputs": "vector", "y": "pm1"}, skip_bad={"y": {"one class only"}})
-register("kgslab.kgs.arc_errors_by_sweep",
-         circle_problem().map(lambda p: {"angles": _kgs.crossing_angles(**p)}), {"angles": "vector"})
+register("kgslab.circle.arc_errors_by_sweep",
+         circle_problem().map(lambda p: {"angles": _circle.crossing_angles(**p)}), {"angles": "vector"})
 
 
 @st.composite
 def arcs_problem(draw):
     problem = draw(circle_problem())
-    boundaries, errors = _kgs.arc_errors_by_sweep(_kgs.crossing_angles(**problem))
+    boundaries, errors = _circle.arc_errors_by_sweep(_circle.crossing_angles(**problem))
     return {**problem, "boundaries": boundaries, "errors": errors}
 
 
-register("kgslab.kgs.arc_errors_direct", arcs_problem().map(lambda p: {k: p[k] for k in
+register("kgslab.circle.arc_errors_direct", arcs_problem().map(lambda p: {k: p[k] for k in
                                                                        ("boundaries", "w_outputs", "v_outputs", "y")}),
          {"boundaries": "vector", "w_outputs": "vector", "v_outputs": "vector", "y": "pm1"},
          skip_bad={"y": {"one class only"}, "boundaries": {"one entry short"}})
-register("kgslab.kgs.sample_angle",
+register("kgslab.circle.sample_angle",
          st.builds(lambda p, q, rng: {"boundaries": p["boundaries"], "errors": p["errors"], "q": q, "rng": rng},
                    arcs_problem(), half_open_probability.filter(lambda q: q > 0), st.integers(0, 100)),
          {"boundaries": "vector", "errors": "vector", "q": "probability", "rng": "seed"},
@@ -1292,7 +1292,7 @@ def tangent_step_problem(draw):
     return problem
 
 
-register("kgslab.kgs.step_on_circle", tangent_step_problem(),
+register("kgslab.circle.step_on_circle", tangent_step_problem(),
          {"features": "matrix", "y": "pm1", "coords": "vector", "direction": "vector", "q": "probability",
           "rng": "seed"}, containers=("y",), skip_bad={"y": {"one class only"}, "features": {"3-d"}})
 register("kgslab.kgs.monitor_kernel",

@@ -9,7 +9,7 @@ plain numpy, independently of kgslab.kgs.
 import numpy as np
 import pytest
 
-from kgslab import diagnostics, kgs
+from kgslab import circle, diagnostics, kgs
 from kgslab.papers import kgs2000
 from kgslab.kernels import linear_kernel, rbf_kernel
 
@@ -154,7 +154,7 @@ def random_step(m=40, seed=0):
 def test_crossing_angles_are_where_the_margin_changes_sign():
     w_out, v_out, y = random_step()
     m = len(y)
-    angles = kgs.crossing_angles(w_out, v_out, y)
+    angles = circle.crossing_angles(w_out, v_out, y)
     assert angles.shape == (2 * m,) and np.all((angles >= 0) & (angles < 2 * np.pi))
 
     def margins_at(thetas):
@@ -172,9 +172,9 @@ def test_crossing_angles_are_where_the_margin_changes_sign():
 @pytest.mark.parametrize("seed", range(5))
 def test_sweep_equals_direct_evaluation(seed):
     w_out, v_out, y = random_step(m=60, seed=seed)
-    boundaries, errors = kgs.arc_errors_by_sweep(kgs.crossing_angles(w_out, v_out, y))
+    boundaries, errors = circle.arc_errors_by_sweep(circle.crossing_angles(w_out, v_out, y))
     assert np.all(np.diff(boundaries) >= 0)
-    direct = kgs.arc_errors_direct(boundaries, w_out, v_out, y)
+    direct = circle.arc_errors_direct(boundaries, w_out, v_out, y)
     lengths = np.diff(boundaries, append=boundaries[0] + 2 * np.pi)
     visible = lengths > 1e-9  # a midpoint of a vanishing arc is not resolvable in floating point
     np.testing.assert_array_equal(errors[visible], direct[visible])
@@ -194,14 +194,14 @@ def test_sample_angle_follows_the_piecewise_uniform_density():
     errors = np.array([0, 1, 2, 1])
     q = 0.2
     rng = np.random.default_rng(0)
-    thetas = np.array([kgs.sample_angle(boundaries, errors, q, rng) for _ in range(40_000)])
+    thetas = np.array([circle.sample_angle(boundaries, errors, q, rng) for _ in range(40_000)])
     lengths = np.diff(boundaries, append=2 * np.pi)
     weights = lengths * (q / (1 - q)) ** errors
     expected = weights / weights.sum()
     got = np.histogram(thetas, bins=np.append(boundaries, 2 * np.pi))[0] / len(thetas)
     np.testing.assert_allclose(got, expected, atol=0.01)
     # q = 0: only error-free arcs; uniform inside the arc.
-    zero = np.array([kgs.sample_angle(boundaries, errors, 0.0, rng) for _ in range(2000)])
+    zero = np.array([circle.sample_angle(boundaries, errors, 0.0, rng) for _ in range(2000)])
     assert np.all((zero >= 0) & (zero < 1.0))
     assert abs(zero.mean() - 0.5) < 0.02
 
@@ -212,9 +212,29 @@ def test_huge_error_counts_do_not_underflow():
     boundaries = np.array([0.0, np.pi])
     q = 0.4
     rng = np.random.default_rng(1)
-    thetas = np.array([kgs.sample_angle(boundaries, np.array([5000, 4990]), q, rng) for _ in range(5000)])
+    thetas = np.array([circle.sample_angle(boundaries, np.array([5000, 4990]), q, rng) for _ in range(5000)])
     expected = 1 / (1 + (q / (1 - q)) ** 10)
     assert abs(np.mean(thetas >= np.pi) - expected) < 0.01
+
+
+def test_circles_whose_likelihood_underflows_are_sampled_in_log_space():
+    # 400 pairs of equal points with opposite labels (one of each pair is wrong whatever w is) beside the
+    # 10 points of a small problem: every hypothesis makes 400 errors or more, so at q = 0.15 every pair of
+    # arcs has a weight (q/(1-q))^e below 1e-280 and the step must redo its circle in log space (kgs.FAINT);
+    # the vote must still be the exact posterior's.
+    X, y, X_test = problem(2, m=10, flips=2, seed=2)
+    doubled = np.random.default_rng(7).standard_normal((400, 2))
+    X = np.vstack([X, doubled, doubled])
+    y = np.concatenate([y, np.ones(400), -np.ones(400)])
+    q = 0.15
+    grid = circle_grid()
+    fewest = np.count_nonzero(y[None, :] * (grid @ X.T) <= 0, axis=1).min()
+    assert fewest >= 400 and kgs._PairTables.of(q, len(y)).weight[fewest] * np.pi < kgs.FAINT   # the log path
+    expected = exact_vote(grid, X, y, q, X_test)
+    assert np.count_nonzero((expected > 0.1) & (expected < 0.9)) >= 5
+    alphas = kgs.gibbs_sample(linear_kernel(X), y, q, 20_000, burn_in=50, thin=1, random_state=3)
+    got = kgs.vote(alphas, linear_kernel(X_test, X))
+    assert np.max(np.abs(got - expected)) < 0.02
 
 
 # ---------------------------------------------------------------- reproducibility

@@ -10,10 +10,10 @@ import time
 import numpy as np
 import pytest
 
-from kgslab import check, kgs
+from kgslab import check, circle, kgs
 
-REFERENCES = [("nb08_exercise_1", kgs.crossing_angles), ("nb08_exercise_2", kgs.arc_errors_by_sweep),
-              ("nb08_exercise_3", kgs.step_on_circle), ("nb08_exercise_4", kgs.vote_draws)]
+REFERENCES = [("nb08_exercise_1", circle.crossing_angles), ("nb08_exercise_2", circle.arc_errors_by_sweep),
+              ("nb08_exercise_3", circle.step_on_circle), ("nb08_exercise_4", kgs.vote_draws)]
 
 
 def not_attempted(*args):
@@ -40,9 +40,9 @@ def test_reference_passes_and_blank_falls_back(name, reference, capsys):
 def test_common_mistakes_are_caught(capsys):
     # Crossing angles without the labels: right only when every y is +1.
     def no_labels(w_outputs, v_outputs, y):
-        return kgs.crossing_angles(w_outputs, v_outputs, np.ones_like(y))
+        return circle.crossing_angles(w_outputs, v_outputs, np.ones_like(y))
 
-    assert check.nb08_exercise_1(no_labels).__wrapped__ is kgs.crossing_angles
+    assert check.nb08_exercise_1(no_labels).__wrapped__ is circle.crossing_angles
     assert "not yet right" in capsys.readouterr().out
 
     # Angles left in (-pi, pi] + shifts, not wrapped into [0, 2 pi).
@@ -50,7 +50,7 @@ def test_common_mistakes_are_caught(capsys):
         phase = np.arctan2(y * v_outputs, y * w_outputs)
         return np.concatenate([phase + np.pi / 2, phase + 3 * np.pi / 2])
 
-    assert check.nb08_exercise_1(unwrapped).__wrapped__ is kgs.crossing_angles
+    assert check.nb08_exercise_1(unwrapped).__wrapped__ is circle.crossing_angles
     out = capsys.readouterr().out
     assert "[0, 2 pi)" in out and "arctan2" not in out        # the conceptual hint, not the code
 
@@ -60,7 +60,7 @@ def test_common_mistakes_are_caught(capsys):
         order = np.argsort(angles)
         return angles[order], np.cumsum(np.where(order < m, 1, -1))
 
-    assert check.nb08_exercise_2(from_zero).__wrapped__ is kgs.arc_errors_by_sweep
+    assert check.nb08_exercise_2(from_zero).__wrapped__ is circle.arc_errors_by_sweep
     assert "not yet right" in capsys.readouterr().out
 
     # The vote counting a zero output as a vote for +1.
@@ -79,9 +79,9 @@ def test_common_mistakes_are_caught(capsys):
 
 
 def right_step(features, y, coords, direction, q, rng):
-    angles = kgs.crossing_angles(features @ coords, features @ direction, y)
-    boundaries, errors = kgs.arc_errors_by_sweep(angles)
-    theta = kgs.sample_angle(boundaries, errors, q, rng)
+    angles = circle.crossing_angles(features @ coords, features @ direction, y)
+    boundaries, errors = circle.arc_errors_by_sweep(angles)
+    theta = circle.sample_angle(boundaries, errors, q, rng)
     return np.cos(theta) * coords + np.sin(theta) * direction
 
 
@@ -117,7 +117,7 @@ def test_the_step_check_passes_a_right_step_and_diagnoses_wrong_ones(capsys):
                              (uniform_angle, "another angle"),
                              (not_normalised, "not 1"), (stays, "the current point"),
                              (wrong_labels, "✘")]:
-        assert check.nb08_exercise_3(student).__wrapped__ is kgs.step_on_circle, student.__name__
+        assert check.nb08_exercise_3(student).__wrapped__ is circle.step_on_circle, student.__name__
         out = capsys.readouterr().out
         assert message in out, (student.__name__, out)
         assert "cos(theta) coords" not in out                  # the code-level hint only on request
@@ -143,10 +143,10 @@ def test_the_step_check_refuses_a_changed_input_and_an_endless_loop(capsys, monk
 
 def test_the_code_level_hint_comes_on_request_only(capsys, monkeypatch):
     check.hint("nb08_exercise_3")
-    assert "kgs.sample_angle" in capsys.readouterr().out
+    assert "circle.sample_angle" in capsys.readouterr().out
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     check.hint("nb08_exercise_3")
-    assert "kgs.sample_angle" not in capsys.readouterr().out
+    assert "circle.sample_angle" not in capsys.readouterr().out
 
 
 def test_a_run_of_the_students_step_samples_the_exact_posterior():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kgs as reference
+from .. import circle, kgs
 from ..kernels import linear_kernel, rbf_kernel
 from ..versionspace import random_tangent
 from .core import Case, Exercise, allclose
@@ -18,7 +18,7 @@ def _circle(m, seed, L=None):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((m, 3))
     K = linear_kernel(X) if L is None else rbf_kernel(X, L=L)
-    features, _ = reference.kernel_coordinates(K)
+    features, _ = kgs.kernel_coordinates(K)
     w = rng.standard_normal(features.shape[1])
     w /= np.linalg.norm(w)
     v = random_tangent(w, rng)
@@ -41,7 +41,7 @@ def _sweep_cases():
     for label, (w_out, v_out, y) in [("one point as above", (np.array([1.0]), np.array([0.0]), np.array([1.0]))),
                                      ("8 points in R^3, linear kernel", _circle(8, seed=3)),
                                      ("30 points, RBF kernel (L = 1)", _circle(30, seed=4, L=1.0))]:
-        cases.append(Case(label, (reference.crossing_angles(w_out, v_out, y),)))
+        cases.append(Case(label, (circle.crossing_angles(w_out, v_out, y),)))
     return cases
 
 
@@ -55,15 +55,15 @@ def _step_case(label, m, seed, q, L=None, flips=0, start_in_version_space=False)
     X = rng.standard_normal((m, 3))
     y = np.sign(X[:, 0] + 0.3 * X[:, 1])
     y[:flips] *= -1
-    features, _ = reference.kernel_coordinates(linear_kernel(X) if L is None else rbf_kernel(X, L=L))
+    features, _ = kgs.kernel_coordinates(linear_kernel(X) if L is None else rbf_kernel(X, L=L))
     if start_in_version_space:
-        w = reference.consistent_start(features, y)
+        w = kgs.consistent_start(features, y)
     else:
         w = rng.standard_normal(features.shape[1])
         w /= np.linalg.norm(w)
     v = random_tangent(w, rng)
     # the generator is given as a seed: every call draws the same angle, and a seed cannot change in place
-    _CIRCLES[reference.step_on_circle(features, y, w, v, q, seed + 100).tobytes()] = (w, v)
+    _CIRCLES[circle.step_on_circle(features, y, w, v, q, seed + 100).tobytes()] = (w, v)
     return Case(label, (features, y, w, v, q, seed + 100))
 
 
@@ -124,7 +124,7 @@ def _compare_votes(expected, got):
 
 nb08_exercise_1 = Exercise(
     "nb08_exercise_1", "Crossing angles (steps 3-4)",
-    reference.crossing_angles, _angle_cases, points=3,
+    circle.crossing_angles, _angle_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="on the circle the margin of point i is R_i cos(theta - phi_i), phi_i the polar angle of the pair "
          "(a_i, b_i) = (y_i <w, x_i>, y_i <v, x_i>). It is positive within a quarter turn of phi_i, so it turns "
@@ -136,7 +136,7 @@ nb08_exercise_1 = Exercise(
 
 nb08_exercise_2 = Exercise(
     "nb08_exercise_2", "Arc errors by one sweep (step 6)",
-    reference.arc_errors_by_sweep, _sweep_cases, points=3,
+    circle.arc_errors_by_sweep, _sweep_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="walking round the circle from theta = 0, every crossing changes the count by one: up at a 'becomes "
          "an error' angle (the first half of the input), down at a 'becomes correct' angle. The count before the "
@@ -148,20 +148,20 @@ nb08_exercise_2 = Exercise(
 
 nb08_exercise_3 = Exercise(
     "nb08_exercise_3", "One full step of the KGS (steps 3-8)",
-    reference.step_on_circle, _step_cases, points=4,
+    circle.step_on_circle, _step_cases, points=4,
     compare=_compare_step,
     hint="the step needs the outputs of w and of v on the training points (the features are their coordinates), "
          "your crossing angles and arc errors (exercises 1-2), one angle theta drawn from the arcs by the kit's "
-         "kgs.sample_angle with the q and the generator given (the only random draw of the step), and the point "
+         "circle.sample_angle with the q and the generator given (the only random draw of the step), and the point "
          "of the great circle at theta (step 8).",
     code_hint="the outputs are matrix-vector products of features with coords and with direction; pass them and "
               "y to your crossing_angles, its result to your arc_errors_by_sweep, and the boundaries and errors "
-              "with q and rng to kgs.sample_angle; the new point is cos(theta) coords + sin(theta) direction.")
+              "with q and rng to circle.sample_angle; the new point is cos(theta) coords + sin(theta) direction.")
 
 
 nb08_exercise_4 = Exercise(
     "nb08_exercise_4", "The vote draws of several chains (eq. 4)",
-    reference.vote_draws, _vote_cases, points=2,
+    kgs.vote_draws, _vote_cases, points=2,
     compare=_compare_votes,
     hint="sample j of chain c votes 1 on test point x when its output sum_i alpha_i k(x_i, x) is positive, 0 "
          "otherwise (an output of exactly 0 is no vote for +1). The result keeps the chains apart: shape "

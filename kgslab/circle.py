@@ -1,0 +1,186 @@
+"""Steps 3-8 of the kernel Gibbs sampler on one great circle, as the paper writes them (seed 001, section 3).
+
+From the current point w (unit coordinates c) and a unit tangent v, the great circle w(theta) =
+cos(theta) w + sin(theta) v gives training point i the margin
+
+    y_i <w(theta), x_i> = a_i cos(theta) + b_i sin(theta) = R_i cos(theta - phi_i),   phi_i = atan2(b_i, a_i),
+
+so it becomes an error at phi_i + pi/2 and correct again at phi_i + 3 pi/2 (steps 3-4, `crossing_angles`).
+The sorted 2m angles cut the circle into 2m arcs; each crossing changes the error count by +-1, so one
+cumulative sum gives the errors of every arc (step 6, `arc_errors_by_sweep`; the paper's evaluation of R_emp
+on every arc is `arc_errors_direct`).  Arc k has posterior weight length_k q^e_k (1-q)^(m-e_k) (eq. 3 times
+the uniform prior); theta is drawn from that piecewise-uniform density (step 7, `sample_angle`) and the new
+point is cos(theta) w + sin(theta) v (step 8, `step_on_circle`).
+
+These are the reference functions of notebook 08's exercises and of the tests.  The sampler in
+`kgslab.kgs` runs the same steps for several chains at once, on the antipodal pairs of arcs (m numbers
+to sort instead of 2m); its tests compare the two.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import as_generator, as_matrix, as_scalar, as_vector
+from .versionspace import crossing_angle
+
+__all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle"]
+
+TWO_PI = 2.0 * np.pi
+
+
+def _check_q(q, allow_half=False):
+    """The assumed label flip rate q in [0, 0.5) (or [0, 0.5] where q = 0.5, a flat likelihood, is harmless)."""
+    return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
+
+
+def _as_unit_coords(coords, rank):
+    """A unit vector of `rank` coordinates (a point of the sphere)."""
+    coords = as_vector(coords, "coords", length=rank, length_of="features' columns")
+    if abs(float(coords @ coords) - 1.0) > 1e-6:
+        raise ValueError(f"coords must be a unit vector (a point of the sphere), got norm {np.linalg.norm(coords):.6g}")
+    return coords
+
+
+def _as_signs(y, length=None):
+    """Labels in {-1, +1} (one class allowed: these helpers work on any set of points)."""
+    y = as_vector(y, "y", length=length, length_of="the outputs")
+    if not np.all(np.abs(y) == 1):
+        raise ValueError(f"y must hold the labels -1 and +1, got {np.unique(y)[:5].tolist()}")
+    return y
+
+
+def _angles_from_margins(a, b):
+    """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
+    becomes_error = crossing_angle(a, b)
+    return np.concatenate([becomes_error, np.mod(becomes_error + np.pi, TWO_PI)])
+
+
+def crossing_angles(w_outputs, v_outputs, y):
+    """The 2m angles where the great circle through w in direction v crosses a training hyperplane.
+
+    Steps 3-4 of the KGS in closed form.  w_outputs[i] = <w, x_i>, v_outputs[i] = <v, x_i>
+    with v a unit vector orthogonal to w; on w(theta) = cos(theta) w + sin(theta) v point i
+    has margin y_i <w(theta), x_i> = a_i cos(theta) + b_i sin(theta) = R_i cos(theta - phi_i)
+    with phi_i = atan2(b_i, a_i).  Returns an array of length 2m in [0, 2 pi):
+    entry i is where point i becomes an error (phi_i + pi/2), entry m + i where it
+    becomes correct again (phi_i + 3 pi/2).
+    """
+    y = _as_signs(y)
+    w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
+    v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
+    return _angles_from_margins(y * w_outputs, y * v_outputs)
+
+
+def _sweep(angles):
+    m = angles.shape[0] // 2
+    # Just after theta = 0 point i is an error iff its error interval wraps through 0,
+    # i.e. it becomes correct before it becomes an error.
+    errors_at_start = int(np.count_nonzero(angles[:m] > angles[m:]))
+    order = np.argsort(angles)  # ties have probability zero
+    steps = np.where(order < m, 1, -1)
+    return angles[order], errors_at_start + np.cumsum(steps)
+
+
+def arc_errors_by_sweep(angles):
+    """Step 6 by one sweep: (boundaries, errors) of the 2m arcs of the circle.
+
+    `angles` as returned by `crossing_angles` (first half: becomes an error, second half:
+    becomes correct).  boundaries is the sorted angles; errors[k] is the number of training
+    errors on the arc from boundaries[k] to boundaries[k + 1] (the last arc wraps round to
+    boundaries[0] + 2 pi).  Walking round the circle each crossing flips exactly one point,
+    so the counts are one cumulative sum of +-1 started from the count just after theta = 0:
+    O(m log m) for the sort, instead of O(m) per arc.
+    """
+    angles = as_vector(angles, "angles")
+    if angles.shape[0] % 2:
+        raise ValueError(f"angles must have even length 2m, got {angles.shape[0]}")
+    return _sweep(angles)
+
+
+def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
+    """Step 6 as the paper writes it: evaluate R_emp at the middle of every arc, O(m) per arc.
+
+    The reference against which the sweep is tested and benchmarked.  Returns error counts.
+    """
+    y = _as_signs(y)
+    boundaries = as_vector(boundaries, "boundaries")
+    w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
+    v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
+    ends = np.append(boundaries[1:], boundaries[0] + TWO_PI)
+    middles = 0.5 * (boundaries + ends)
+    margins = y * (np.cos(middles)[:, None] * w_outputs[None, :] + np.sin(middles)[:, None] * v_outputs[None, :])
+    return np.count_nonzero(margins <= 0, axis=1)
+
+
+def _likelihood_table(q, n):
+    """(q / (1-q))^e for e = 0 .. n: the likelihood factor of eq. (3) per extra error (q = 0: 1, 0, 0, ...).
+
+    A table instead of exp(e log(q / (1-q))): the error counts are integers, and indexing costs less than exp.
+    Counts far above the best arc's underflow to 0, as their weight should.
+    """
+    if q == 0.0:
+        table = np.zeros(n + 1)
+        table[0] = 1.0
+        return table
+    return np.exp(np.arange(n + 1) * (math.log(q) - math.log1p(-q)))
+
+
+def _choose(cumulative, uniform):
+    """Index j with probability weights[j] / sum(weights), from cumulative = weights.cumsum() and a uniform
+    on [0, 1): a binary search for the first cumulative sum above uniform x total."""
+    total = cumulative[-1]
+    if not total > 0:
+        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
+    j = int(cumulative.searchsorted(uniform * total, "right"))
+    return j if j < len(cumulative) else j - 1        # uniform x total rounded up to the total
+
+
+def sample_angle(boundaries, errors, q, rng):
+    """Step 7: draw theta from the piecewise-uniform density on the circle.
+
+    Arc k (boundaries[k] .. boundaries[k+1], wrapping) has probability proportional to
+    its length times q^errors[k] (1-q)^(m-errors[k]) (eq. 3), computed from the exponent
+    (errors[k] - min errors) log(q / (1-q)) so that nothing under- or overflows;
+    within the arc theta is uniform.
+    """
+    boundaries = as_vector(boundaries, "boundaries")
+    errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
+    q = _check_q(q, allow_half=True)
+    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
+    if np.any(lengths < 0):
+        raise ValueError("boundaries must be sorted within one turn of the circle (as arc_errors_by_sweep returns them)")
+    errors = errors.astype(int)
+    fewest = errors.min() if q > 0 else 0      # q = 0: only arcs without errors count
+    weights = lengths * _likelihood_table(q, int(errors.max() - fewest))[np.maximum(errors - fewest, 0)]
+    u_arc, u_within = as_generator(rng, "rng").random(2)
+    arc = _choose(np.cumsum(weights), u_arc)
+    theta = float(boundaries[arc] + u_within * lengths[arc])
+    return theta - TWO_PI if theta >= TWO_PI else theta
+
+
+def step_on_circle(features, y, coords, direction, q, rng):
+    """Steps 3-8 as the paper writes them, along a given direction: the new point (unit coordinates, (r,)).
+
+    features Phi (m, r) (rows: the training points in coordinates, `kernel_coordinates`), labels y (m,),
+    the current point `coords` (a unit vector, (r,)) and a unit tangent `direction` v at it (step 2, e.g.
+    `kgslab.versionspace.random_tangent`); rng a numpy Generator or a seed.  The crossing angles of the
+    circle cos t c + sin t v
+    (`crossing_angles`), the errors of its 2m arcs by one sweep (`arc_errors_by_sweep`), theta drawn from
+    the piecewise-uniform density (`sample_angle`, the only draw from rng) and the point at theta.
+    The reference of notebook 08's one-step exercise; the sampler itself runs `kgslab.kgs._step`.
+    """
+    features = as_matrix(features, "features")
+    y = _as_signs(y, length=features.shape[0])
+    coords = _as_unit_coords(coords, features.shape[1])
+    direction = as_vector(direction, "direction", length=features.shape[1], length_of="features' columns")
+    if abs(float(direction @ direction) - 1.0) > 1e-6 or abs(float(direction @ coords)) > 1e-6:
+        raise ValueError(f"direction must be a unit vector orthogonal to coords (a tangent), got norm "
+                         f"{np.linalg.norm(direction):.6g} and <direction, coords> = {direction @ coords:.3g}")
+    q, rng = _check_q(q, allow_half=True), as_generator(rng, "rng")
+    angles = crossing_angles(features @ coords, features @ direction, y)
+    boundaries, errors = arc_errors_by_sweep(angles)
+    theta = sample_angle(boundaries, errors, q, rng)
+    return math.cos(theta) * np.asarray(coords, float) + math.sin(theta) * np.asarray(direction, float)
