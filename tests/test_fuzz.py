@@ -987,6 +987,11 @@ register("kgslab.papers.kfd2001.toy_table",
                                 "random_state": seed}),
          {"sizes": "sizes", "n_repeats": "count", "random_state": "seed", "initial_flip_rates": "vector"},
          max_examples=2, containers=())
+register("kgslab.papers.kfd2001.toy_likelihood_maximum",
+         em_problem().map(lambda p: {"X": p["X"], "y": p["y"], "near_means": p["X"][:2], "n_starts": 1,
+                                     "random_state": 0}),
+         {"X": "matrix", "y": "labels", "near_means": "matrix", "n_starts": "count", "random_state": "seed"},
+         max_examples=4)
 register("kgslab.papers.kfd2001.digits_experiment",
          fixed(noise_rates=[0.1], n_splits=1, random_state=0, max_iter=3, n_basis=20),
          {"noise_rates": "vector", "n_splits": "iterations", "random_state": "seed", "max_iter": "count"},
