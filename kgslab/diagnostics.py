@@ -137,9 +137,9 @@ def _tau(rho, n_chains):
     Geyer's initial positive sequence (the paper's eq. 11): the pairs P_j = rho_2j + rho_2j+1 (rho_0 taken as 1)
     are summed while they are positive; the initial monotone sequence caps each pair by the one before (a
     running minimum); a positive rho_2j of the first pair not summed is added (Stan's improvement for antithetic
-    chains).  At least 1 / log10(S), so the ESS of S draws is at most S log10(S).  Written with array
-    operations over the quantities (a loop over lags per quantity took seconds for thousands of them);
-    `tests/test_diagnostics.py` keeps the loop as the reference.
+    chains).  At least 1 / log10(S), so the ESS of S draws is at most S log10(S).  Array operations over the
+    quantities instead of a Python loop over the lags of each (`tests/test_diagnostics.py` keeps that loop as
+    the reference): a sampler monitors thousands of test points or votes.
     """
     n, k = rho.shape
     last_pair = max(0, (n - 3) // 2)         # pairs beyond it would reach past the last lags the sequence reads
