@@ -812,17 +812,18 @@ register("kgslab.kgs.consistent_start", span_problem(), {"features": "matrix", "
 
 from kgslab import billiard as _billiard  # noqa: E402
 
-register("kgslab.billiard.hoeffding_bounces",
+register("kgslab.billiard_reference.hoeffding_bounces",
          st.fixed_dictionaries({"epsilon": st.sampled_from([0.05, 0.125, 0.5, 1.0]), "eta": half_open_probability
                                 .filter(lambda p: p > 0)}),
          {"epsilon": "positive", "eta": "probability"}, skip_bad={"epsilon": {"2.0", "4.0"}})
-register("kgslab.billiard.hoeffding_epsilon",
+register("kgslab.billiard_reference.hoeffding_epsilon",
          st.fixed_dictionaries({"n_bounces": st.lists(st.integers(1, 5000), min_size=1, max_size=4).map(
              lambda n: np.array(n, dtype=float)), "eta": half_open_probability.filter(lambda p: p > 0)}),
          {"n_bounces": "vector", "eta": "probability"}, skip_bad={"n_bounces": {"one entry short", "2-d"}})
-register("kgslab.billiard.version_space_start",
-         sampler_problem(lam=nonneg), {"K": "psd_gram", "y": "pm1", "lam": "nonneg"})
-register("kgslab.billiard.flight_times",
+for _home in ("versionspace", "billiard"):   # billiard re-exports it for notebook 09
+    register(f"kgslab.{_home}.version_space_start",
+             sampler_problem(lam=nonneg), {"K": "psd_gram", "y": "pm1", "lam": "nonneg"})
+register("kgslab.billiard_reference.flight_times",
          circle_problem().map(lambda p: {"margins": np.abs(p["w_outputs"]), "slopes": p["v_outputs"]}),
          {"margins": "vector", "slopes": "vector"}, skip_bad={"margins": {"one entry short"}})
 
@@ -837,7 +838,7 @@ def bounce_problem(draw):
     return {"alpha": alpha, "beta": beta, "K": K, "y": y, "last_wall": draw(st.integers(-1, len(K) - 1))}
 
 
-register("kgslab.billiard.billiard_bounce", bounce_problem(),
+register("kgslab.billiard_reference.billiard_bounce", bounce_problem(),
          {"alpha": "vector", "beta": "vector", "K": "psd_gram", "y": "pm1", "last_wall": "count0"},
          skip_bad={"last_wall": {"-1"}})
 
