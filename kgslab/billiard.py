@@ -71,9 +71,8 @@ from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_
 from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent, start_alpha,
                            version_space_start)
 
-# version_space_start lives in versionspace; notebook 09 calls it as billiard.version_space_start
 __all__ = ["KernelBilliard", "BilliardRun", "billiard_run", "billiard_probabilities", "transductive_confidence",
-           "BayesianTransduction", "version_space_start"]
+           "BayesianTransduction"]
 
 
 class KernelBilliard:

@@ -603,6 +603,7 @@ def pd_labelled(draw, m=None):
     return K, draw(pm1_labels(len(K)))
 
 
+from kgslab import versionspace as _versionspace  # noqa: E402
 from kgslab.versionspace import kernel_span as _kernel_span  # noqa: E402
 
 register("kgslab.versionspace.kernel_span",
@@ -820,9 +821,8 @@ register("kgslab.billiard_reference.hoeffding_epsilon",
          st.fixed_dictionaries({"n_bounces": st.lists(st.integers(1, 5000), min_size=1, max_size=4).map(
              lambda n: np.array(n, dtype=float)), "eta": half_open_probability.filter(lambda p: p > 0)}),
          {"n_bounces": "vector", "eta": "probability"}, skip_bad={"n_bounces": {"one entry short", "2-d"}})
-for _home in ("versionspace", "billiard"):   # billiard re-exports it for notebook 09
-    register(f"kgslab.{_home}.version_space_start",
-             sampler_problem(lam=nonneg), {"K": "psd_gram", "y": "pm1", "lam": "nonneg"})
+register("kgslab.versionspace.version_space_start",
+         sampler_problem(lam=nonneg), {"K": "psd_gram", "y": "pm1", "lam": "nonneg"})
 register("kgslab.billiard_reference.flight_times",
          circle_problem().map(lambda p: {"margins": np.abs(p["w_outputs"]), "slopes": p["v_outputs"]}),
          {"margins": "vector", "slopes": "vector"}, skip_bad={"margins": {"one entry short"}})
@@ -831,7 +831,7 @@ register("kgslab.billiard_reference.flight_times",
 @st.composite
 def bounce_problem(draw):
     K, y = draw(pd_labelled())
-    alpha = _billiard.version_space_start(K, y)
+    alpha = _versionspace.version_space_start(K, y)
     beta = np.random.default_rng(draw(st.integers(0, 100))).standard_normal(len(K))
     beta -= (alpha @ K @ beta) * alpha
     beta /= np.sqrt(beta @ K @ beta)
