@@ -1,5 +1,9 @@
 """The kernel billiard and Bayesian transduction (seed 002, Graepel, Herbrich and Obermayer, NIPS 1999).
 
+One sampler (`KernelBilliard`) and its estimator (`billiard_run`, `BayesianTransduction`).  The geometry it shares
+with the kernel Gibbs sampler is in `kgslab.versionspace`; the paper's own step and its stopping rule (eq. 8),
+which notebook 09's exercises rebuild, are in `kgslab.billiard_reference`.
+
 Version space and volume (section 3.1)
 --------------------------------------
 A kernel perceptron is f(x) = sign <w, phi(x)> with w = sum_i alpha_i phi(x_i) and ||w|| = 1.  Its version
@@ -16,25 +20,13 @@ into V+ (perceptrons saying +1) and V- (saying -1); under a uniform prior on w t
 The billiard (section 3.2)
 --------------------------
 A ball flies through version space and bounces off its walls; if the flight is ergodic, the fraction of
-flight length spent in V+ converges to p+.  The state is the position w and the direction v, both linear
-combinations of the training points (the vectors `alpha` and `beta`).  The kit flies the ball along the
-exact great circle w(t) = cos(t) w + sin(t) v (v a unit tangent, <w, v> = 0), which is the path the paper's
-w' = (w + tau v) / ||w + tau v|| traces, with the arc length t as the flight time:
-
-* the projection on any point x_j along the flight is  a_j cos t + b_j sin t,  a_j = <w, phi(x_j)>,
-  b_j = <v, phi(x_j)>, so the flight time to wall j (step 2's tau_j) is the closed form
-  t_j = atan2(y_j a_j, -y_j b_j) in [0, pi];
-* the ball moves to the nearest wall c (step 3) and reflects,  v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2;
-* a test point is not a wall: the ball flies on and only the label region changes; the flight is split at
-  the test point's own flight time and each part is added to V+ or V- of that test point.  So one trajectory
-  serves every test point (the paper's "one trajectory can be calculated in advance").
-
-Every <w, phi(x_j)> and <v, phi(x_j)>, for training and test points, is kept up to date incrementally: a flight
-is a rotation in the (w, v) plane, so (a, b) <- (cos t a + sin t b, -sin t a + cos t b); a reflection at c
-subtracts a multiple of column c of the kernel.  A bounce costs O(l + m) instead of the O(l (l + m)) of
-recomputing K alpha, and the paper's total O(n l (l + m)) becomes O(n (l + m)) plus the set-up (one
-eigendecomposition of K and the hard-margin start).  A direction refresh (below) costs O(l (l + m)) but comes
-on average only once per max(10, l) bounces, so the amortised cost of a bounce stays O(l + m).
+flight length spent in V+ converges to p+.  The kit flies the exact great circle w(t) = cos(t) w + sin(t) v,
+the path of the paper's w' = (w + tau v) / ||w + tau v||, with the arc length t as the flight time: wall j
+is reached at t_j = atan2(y_j a_j, -y_j b_j) in [0, pi] (a_j = <w, phi(x_j)>, b_j = <v, phi(x_j)>, step 2),
+and at the nearest wall c the direction reflects, v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3).  A test
+point is not a wall: the flight is split where its label flips, so one trajectory serves every test point
+(the paper's "one trajectory can be calculated in advance").  The projections are kept up to date
+incrementally (`KernelBilliard`): a bounce costs O(l + m) instead of the paper's O(l (l + m)).
 
 Where the kit departs from the paper
 ------------------------------------
@@ -48,9 +40,8 @@ Where the kit departs from the paper
   Only when the span has no tangent direction at all (rank K = 1) does the ball stay where it is.
 * The flight before the first `burn_in` bounces (from the hard-margin start, which sits near the centre)
   is not counted; it also measures the mean flight length that sets the refresh clock.
-
-Stopping rule (eq. 8, Hoeffding): P(mean of n fractions - p+ >= epsilon) <= exp(-2 n epsilon^2) = eta, so
-n = ln(1/eta) / (2 epsilon^2) bounces; epsilon = 0.05 and eta = 0.01 give n = 922, the paper's "about 1000".
+* Several independent trajectories and their diagnostics (R-hat, ESS, MC error per test point) decide how
+  long to fly (n_bounces = "auto"); Hoeffding's n of eq. (8) is there with `epsilon`.
 
 Soft version (section 5): with lam > 0 the training kernel is K + lam I, i.e. each training point gets a
 private extra feature sqrt(lam) e_i, which lets the ball through walls of points that cannot be separated.
@@ -73,96 +64,15 @@ from sklearn.utils.validation import check_is_fitted
 from ._estimator import (COUNT, COUNT0, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES, KERNEL_CONSTRAINTS, N_DRAWS,
                          NON_NEGATIVE, RANDOM_STATE, SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR,
                          TRANSDUCTION_AUTO_EXPECTED_FAILURES, KernelClassifier)
-from ._validation import (as_bool, as_cross_kernel, as_float_array, as_generator, as_gram, as_pm1_labels, as_positive_int,
-                          as_probabilities, as_scalar, as_vector, check_work_budget)
+from ._validation import (as_bool, as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_probabilities,
+                          as_scalar, as_vector, check_work_budget)
+from .billiard_reference import hoeffding_bounces
 from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
-from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent,
-                           start_in_version_space)
+from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent, start_alpha,
+                           version_space_start)
 
-__all__ = ["hoeffding_bounces", "hoeffding_epsilon", "version_space_start", "flight_times", "billiard_bounce",
-           "KernelBilliard", "BilliardRun", "billiard_run", "billiard_probabilities", "transductive_confidence", "BayesianTransduction"]
-
-
-
-def hoeffding_bounces(epsilon: float = 0.05, eta: float = 0.01) -> int:
-    """Bounces n for which eq. (8) guarantees P(|estimate - p+| >= epsilon) <= eta: n = ln(1/eta) / (2 eps^2).
-
-    >>> hoeffding_bounces(0.05, 0.01)   # the paper's "n of about 1000"
-    922
-    """
-    epsilon = as_scalar(epsilon, "epsilon", low=0.0, high=1.0, low_open=True)
-    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
-    return int(math.ceil(math.log(1.0 / eta) / (2.0 * epsilon ** 2)))
-
-
-def hoeffding_epsilon(n_bounces, eta: float = 0.01):
-    """The deviation eq. (8) allows after n bounces: epsilon = sqrt(ln(1/eta) / (2 n)) (array-friendly)."""
-    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
-    n_bounces = as_float_array(n_bounces, "n_bounces")
-    if np.any(n_bounces <= 0):
-        raise ValueError(f"n_bounces must be > 0, got {float(np.min(n_bounces)):g}")
-    return np.sqrt(np.log(1.0 / eta) / (2.0 * n_bounces))
-
-
-def flight_times(margins, slopes):
-    """Flight time (arc length on the sphere) from w along direction v to every wall (step 2).
-
-    margins = y_j <w, phi(x_j)> >= 0 and slopes = y_j <v, phi(x_j)>, with ||w|| = ||v|| = 1, <w, v> = 0.  On
-    the great circle w(t) = cos t w + sin t v the margin is margins cos t + slopes sin t, whose first zero is
-
-        t_j = atan2(margins_j, -slopes_j)  in [0, pi]
-
-    (below pi/2 when the ball moves towards the wall, above when it moves away).  The paper's
-    tau_j = -<w, phi_j> / <v, phi_j> is tan t_j for the straight line w + tau v.
-    """
-    margins = as_vector(margins, "margins")
-    slopes = as_vector(slopes, "slopes", length=margins.shape[0], length_of="margins")
-    return crossing_angle(np.maximum(margins, 0.0), slopes)
-
-
-def billiard_bounce(alpha, beta, K, y, last_wall=-1):
-    """One bounce the paper's way, recomputing every projection: O(l^2).  Returns (alpha', beta', wall, arc).
-
-    alpha and beta are the unit-norm, orthogonal position and direction; the ball flies to the nearest wall
-    (skipping `last_wall`, the one it has just left), moves there on the great circle and reflects:
-    v' = v - 2 <v, phi_c> phi_c / K_cc (step 3).  The kit's `KernelBilliard` does the same in O(l + m).
-    """
-    K = as_gram(K, "K", psd=False)
-    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
-    alpha = as_vector(alpha, "alpha", length=K.shape[0], length_of="K")
-    beta = as_vector(beta, "beta", length=K.shape[0], length_of="K")
-    last_wall = as_positive_int(last_wall, "last_wall", minimum=-1)
-    if last_wall >= K.shape[0] or np.any(np.diag(K) <= 0):
-        raise ValueError(f"last_wall must be -1 or a training point's index below {K.shape[0]}, got {last_wall}"
-                         if last_wall >= K.shape[0] else "K must have a positive diagonal: a wall needs phi(x_c) != 0")
-    margins, slopes = y * (K @ alpha), y * (K @ beta)
-    times = flight_times(margins, slopes)
-    if last_wall >= 0:
-        times[last_wall] = np.inf
-    wall = int(np.argmin(times))
-    arc = float(times[wall])
-    new_alpha = np.cos(arc) * alpha + np.sin(arc) * beta
-    new_beta = -np.sin(arc) * alpha + np.cos(arc) * beta
-    new_beta[wall] -= 2.0 * (K[wall] @ new_beta) / K[wall, wall]
-    return new_alpha, new_beta, wall, arc
-
-
-def version_space_start(K, y, *, lam: float = 0.0) -> np.ndarray:
-    """A point inside version space: the hard-margin perceptron without bias, returned as unit-norm alpha.
-
-    The maximum-margin hyperplane of `kgslab.versionspace.max_margin` in the coordinates of the span of the
-    training points, mapped back to alpha; y_i (K alpha)_i > 0 for every i.  No version space raises a
-    ValueError that suggests the soft version lam > 0.
-    """
-    span = kernel_span(K, lam=lam)
-    y = as_pm1_labels(y, "y", length=span.gram.shape[0])
-    return span.to_alpha @ start_in_version_space(span.features, y, _no_version_space_hint(lam))
-
-
-def _no_version_space_hint(lam):
-    if lam > 0:
-        return f"increase lam (now {lam:g}), or use a kernel of higher capacity"
-    return "use the soft version lam > 0 (K + lam I), or a kernel of higher capacity"
+__all__ = ["KernelBilliard", "BilliardRun", "billiard_run", "billiard_probabilities", "transductive_confidence",
+           "BayesianTransduction"]
 
 
 class KernelBilliard:
@@ -214,8 +124,7 @@ class KernelBilliard:
         # a refresh costs O(l (l + m)); more than one per 1e-4 of arc length would be a run without end
         self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0, high=1e4)
         if start is None:
-            start = self._span.to_alpha @ start_in_version_space(self._span.features, self.y,
-                                                                _no_version_space_hint(self.lam))
+            start = start_alpha(self._span, self.y, self.lam)
         start = as_vector(start, "start", length=l, length_of="K")
         self._train = np.zeros((2, 2 * l))
         self._test = np.zeros((2, self.n_test))
@@ -312,7 +221,7 @@ class KernelBilliard:
     # ---- one flight, one bounce ----------------------------------------------------------------------
     def wall_times(self):
         """Flight time (arc length) to every training wall: t_j = atan2(y_j a_j, -y_j b_j) in [0, pi]."""
-        times = flight_times(self.margins, self.slopes)   # clips the wall just hit (-1e-17) at 0
+        times = crossing_angle(np.maximum(self.margins, 0.0), self.slopes)   # the wall just hit (-1e-17) at 0
         if self.last_wall >= 0:
             times[self.last_wall] = math.pi             # just left it: its next crossing is half a circle away
         return times

@@ -91,66 +91,73 @@ def rhat(chains):
     """
     array = _as_chains(chains)
     split = split_chains(array)
-    bulk = _basic_rhat(rank_normalise(split))
+    return _squeeze(_rhat(array, split, rank_normalise(split)), chains)
+
+
+def _rhat(array, split, scores):
+    """R-hat of validated chains, given their split and its normal scores (`summarise` shares them with the ESS)."""
+    bulk = _basic_rhat(scores)
     folded = np.abs(split - np.median(split.reshape(-1, split.shape[2]), axis=0))
     tail = _basic_rhat(rank_normalise(folded))
     values = np.fmax(bulk, tail)
     # constant: nothing to compare (an odd-length chain's split drops its middle draw, so test the split too)
-    values = np.where(_constant(array) | _constant(split), 1.0, values)
-    return _squeeze(values, chains)
+    return np.where(_constant(array) | _constant(split), 1.0, values)
 
 
 def _autocovariance(array):
-    """Biased autocovariance of every chain and quantity by FFT: (n_chains, n_draws, k)."""
+    """Biased autocovariance along the draws, averaged over the chains, by FFT: (n_draws, k) for (n_chains, n_draws, k).
+
+    The transform is linear, so the chains' power spectra are averaged before the one inverse transform.
+    """
     n = array.shape[1]
     centred = array - array.mean(axis=1, keepdims=True)
     size = 1 << int(np.ceil(np.log2(2 * n)))
     spectrum = np.fft.rfft(centred, size, axis=1)
-    return np.fft.irfft(spectrum * np.conj(spectrum), size, axis=1)[:, :n] / n
+    power = (spectrum.real ** 2 + spectrum.imag ** 2).mean(axis=0)
+    return np.fft.irfft(power, size, axis=0)[:n] / n
 
 
 def _ess(array):
-    """Multi-chain ESS of each quantity of (n_chains, n_draws, k), Geyer's initial monotone sequence."""
+    """Multi-chain ESS of each quantity of (n_chains, n_draws, k), all quantities at once."""
     n_chains, n, k = array.shape
-    autocov = _autocovariance(array)
-    within = autocov[:, 0].mean(axis=0) * n / (n - 1)
+    autocov = _autocovariance(array)      # (n, k), the mean over the chains
+    within = autocov[0] * n / (n - 1)
     var_plus = within * (n - 1) / n
     if n_chains > 1:
         var_plus = var_plus + array.mean(axis=1).var(axis=0, ddof=1)
-    result = np.empty(k)
-    for j in range(k):
-        if var_plus[j] <= 0:
-            result[j] = n_chains * n
-            continue
-        rho = 1.0 - (within[j] - autocov[:, :, j].mean(axis=0)) / var_plus[j]
-        result[j] = n_chains * n / _tau(rho, n, n_chains)
-    return result
+    moves = var_plus > 0           # a quantity that never moves has ESS S (the callers' constant rule)
+    rho = np.zeros((n, k))
+    rho[:, moves] = 1.0 - (within[moves] - autocov[:, moves]) / var_plus[moves]
+    return np.where(moves, n_chains * n / _tau(rho, n_chains), float(n_chains * n))
 
 
-def _tau(rho, n, n_chains):
-    """Integrated autocorrelation time 1 + 2 sum rho_t, truncated by Geyer's initial monotone sequence.
+def _tau(rho, n_chains):
+    """Integrated autocorrelation time 1 + 2 sum rho_t per column of rho (n lags, k quantities).
 
-    The sum runs over pairs P_k = rho_2k + rho_2k+1 while they are positive (the paper's eq. 11), each pair
-    capped by the one before (monotone); a positive rho just after the last pair is added (Stan's
-    improvement for antithetic chains).  At least 1 / log10(S), so the ESS of S draws is at most S log10(S).
+    Geyer's initial positive sequence (the paper's eq. 11): the pairs P_j = rho_2j + rho_2j+1 (rho_0 taken as 1)
+    are summed while they are positive; the initial monotone sequence caps each pair by the one before (a
+    running minimum); a positive rho_2j of the first pair not summed is added (Stan's improvement for antithetic
+    chains).  At least 1 / log10(S), so the ESS of S draws is at most S log10(S).  Array operations over the
+    quantities instead of a Python loop over the lags of each (`tests/test_diagnostics.py` keeps that loop as
+    the reference): a sampler monitors thousands of test points or votes.
     """
-    kept = np.zeros(n)
-    kept[0], kept[1] = 1.0, rho[1]
-    even, odd = 1.0, rho[1]
-    t = 1
-    while t < n - 3 and even + odd > 0:
-        even, odd = rho[t + 1], rho[t + 2]
-        if even + odd >= 0:
-            kept[t + 1], kept[t + 2] = even, odd
-        t += 2
-    last = t - 2
-    if even > 0:
-        kept[last + 1] = even
-    for t in range(1, last - 1, 2):       # initial monotone sequence
-        if kept[t + 1] + kept[t + 2] > kept[t - 1] + kept[t]:
-            kept[t + 1] = kept[t + 2] = (kept[t - 1] + kept[t]) / 2.0
-    tau = -1.0 + 2.0 * kept[: last + 1].sum() + kept[last + 1]
-    return max(tau, 1.0 / np.log10(n_chains * n))
+    n, k = rho.shape
+    last_pair = max(0, (n - 3) // 2)         # pairs beyond it would reach past the last lags the sequence reads
+    pairs = np.empty((last_pair + 1, k))
+    pairs[0] = 1.0 + rho[1]
+    pairs[1:] = rho[2:2 * last_pair + 1:2] + rho[3:2 * last_pair + 2:2]
+    stops = pairs <= 0
+    # number of pairs summed: up to the first one that is not positive (P_0 included), at most last_pair
+    summed = np.minimum(np.where(stops.any(axis=0), stops.argmax(axis=0), last_pair), last_pair)
+    running = np.zeros((last_pair + 2, k))
+    np.cumsum(np.minimum.accumulate(pairs, axis=0), axis=0, out=running[1:])
+    columns = np.arange(k)
+    even = np.where(summed > 0, rho[2 * summed, columns], 1.0)
+    # the first pair not summed still counts with its even lag when that is positive, or when the pair
+    # stopped the sum only by the length limit (the loop kept such a pair whole, its odd lag excepted)
+    extra = np.where((summed == 0) | (pairs[summed, columns] >= 0) | (even > 0), even, 0.0)
+    tau = -1.0 + 2.0 * running[summed, columns] + extra
+    return np.maximum(tau, 1.0 / np.log10(n_chains * n))
 
 
 def ess(chains, kind: str = "bulk"):
@@ -159,17 +166,23 @@ def ess(chains, kind: str = "bulk"):
         raise ValueError(f"kind must be 'bulk' or 'mean', got {kind!r}")
     array = _as_chains(chains)
     split = split_chains(array)
-    values = _ess(rank_normalise(split) if kind == "bulk" else split)
-    values = np.where(_constant(array), float(array.shape[0] * array.shape[1]), values)
-    return _squeeze(values, chains)
+    return _squeeze(_ess_of(array, rank_normalise(split) if kind == "bulk" else split), chains)
+
+
+def _ess_of(array, split):
+    """ESS of validated chains from their split (raw, or its normal scores); a constant quantity has S."""
+    return np.where(_constant(array), float(array.shape[0] * array.shape[1]), _ess(split))
 
 
 def mcse(chains):
     """Monte Carlo standard error of the mean of each quantity: sd / sqrt(ESS_mean)."""
     array = _as_chains(chains)
+    return _squeeze(_mcse(array, split_chains(array)), chains)
+
+
+def _mcse(array, split):
     sd = array.reshape(-1, array.shape[2]).std(axis=0, ddof=1)
-    values = np.where(_constant(array), 0.0, sd / np.sqrt(np.atleast_1d(ess(array, "mean"))))
-    return _squeeze(values, chains)
+    return np.where(_constant(array), 0.0, sd / np.sqrt(_ess_of(array, split)))
 
 
 # ---- a single chain (notebook 08's autocorrelation plot) ----------------------------------------------------
@@ -178,7 +191,7 @@ def autocorrelation(chain, max_lag: int = 50):
     """Sample autocorrelation rho_0 .. rho_max_lag of one scalar chain (by FFT, O(n log n))."""
     chain = as_vector(chain, "chain")
     max_lag = as_positive_int(max_lag, "max_lag", minimum=0)
-    covariance = _autocovariance(chain[None, :, None])[0, : min(max_lag, chain.shape[0] - 1) + 1, 0]
+    covariance = _autocovariance(chain[None, :, None])[: min(max_lag, chain.shape[0] - 1) + 1, 0]
     if covariance[0] <= 0:
         raise ValueError("chain is constant: its autocorrelation is undefined")
     return covariance / covariance[0]
@@ -216,7 +229,9 @@ def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01, sett
     target_error, target_rhat = _check_stopping(target_error, target_rhat)
     if settled is not None:
         settled = as_scalar(settled, "settled", low=0.0, high=0.5)
-    r_hat, effective, error = (np.atleast_1d(f(draws)) for f in (rhat, ess, mcse))
+    split = split_chains(draws)
+    scores = rank_normalise(split)     # the bulk R-hat and the bulk ESS read the same normal scores
+    r_hat, effective, error = _rhat(draws, split, scores), _ess_of(draws, scores), _mcse(draws, split)
     settled = target_error if settled is None else settled
     mean = draws.mean(axis=(0, 1))
     open_ = (mean > settled) & (mean < 1 - settled)

@@ -45,8 +45,10 @@ from ._validation import as_gram, as_matrix, as_pm1_labels, as_scalar, require_p
 
 # crossing_angle, crossing_half_angles, crossing_angle_scalar, random_tangent and random_tangents are the samplers' inner-loop
 # primitives (one call per Gibbs step or billiard flight, where a check of the arguments would cost more than the
-# arithmetic): they are used by kgs and billiard on arguments those modules have validated, and are not public.
-__all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "max_margin", "start_in_version_space"]
+# arithmetic): they are used by kgs and billiard on arguments those modules have validated, and are not public;
+# so is start_alpha, `version_space_start` on a span the billiard has computed already.
+__all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "max_margin", "start_in_version_space",
+           "version_space_start"]
 
 TWO_PI = 2.0 * np.pi
 RANK_RTOL = 1e-10
@@ -194,3 +196,24 @@ def start_in_version_space(features, y, hint: str) -> np.ndarray:
                          f"(no hyperplane through the origin of feature space separates these labels); {hint}")
     coords = features.T @ beta
     return coords / np.linalg.norm(coords)
+
+
+def version_space_start(K, y, *, lam: float = 0.0) -> np.ndarray:
+    """A point inside version space as unit-norm alpha: w = sum_i alpha_i phi(x_i), alpha' (K + lam I) alpha = 1.
+
+    The maximum-margin hyperplane of `max_margin` in the coordinates of the span of the training points, mapped
+    back to alpha; y_i (K alpha)_i > 0 for every i.  No version space raises a ValueError that suggests the
+    soft version lam > 0 (BT section 5).
+    """
+    span = kernel_span(K, lam=lam)
+    return start_alpha(span, y, lam)
+
+
+def start_alpha(span: Span, y, lam: float = 0.0) -> np.ndarray:
+    """`version_space_start` of the kernel behind `span` (= kernel_span(K, lam=lam))."""
+    y = as_pm1_labels(y, "y", length=span.gram.shape[0])
+    if lam > 0:
+        hint = f"increase lam (now {lam:g}), or use a kernel of higher capacity"
+    else:
+        hint = "use the soft version lam > 0 (K + lam I), or a kernel of higher capacity"
+    return span.to_alpha @ start_in_version_space(span.features, y, hint)

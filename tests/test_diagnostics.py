@@ -116,3 +116,102 @@ def test_a_settled_probability_does_not_hold_up_the_run_but_an_open_one_does():
     open_ = (rng.random((4, 400, 1)) < np.array([0.5, 0.5, 0.5, 0.8])[:, None, None]).astype(float)
     result = diagnostics.summarise(open_, target_error=0.2)
     assert np.all(result.mc_error < 0.2) and result.rhat[0] > 1.01 and not result.converged
+
+
+# ---- the vectorised ESS against the per-quantity loop it replaced, and against ArviZ quantity by quantity ----
+
+def _tau_loop(rho, n, n_chains):
+    """The loop over lags that `diagnostics._tau` replaced (one quantity): Geyer's initial positive and monotone
+    sequence as ArviZ and Stan write it.  Kept here as the reference for the vectorised version."""
+    kept = np.zeros(n)
+    kept[0], kept[1] = 1.0, rho[1]
+    even, odd = 1.0, rho[1]
+    t = 1
+    while t < n - 3 and even + odd > 0:
+        even, odd = rho[t + 1], rho[t + 2]
+        if even + odd >= 0:
+            kept[t + 1], kept[t + 2] = even, odd
+        t += 2
+    last = t - 2
+    if even > 0:
+        kept[last + 1] = even
+    for t in range(1, last - 1, 2):
+        if kept[t + 1] + kept[t + 2] > kept[t - 1] + kept[t]:
+            kept[t + 1] = kept[t + 2] = (kept[t - 1] + kept[t]) / 2.0
+    tau = -1.0 + 2.0 * kept[: last + 1].sum() + kept[last + 1]
+    return max(tau, 1.0 / np.log10(n_chains * n))
+
+
+def test_vectorised_tau_equals_the_loop_on_every_kind_of_autocorrelation():
+    rng = np.random.default_rng(7)
+    columns = []
+    for n in (2, 3, 4, 5, 6, 7, 8, 9, 40, 41):
+        for _ in range(30):
+            kind = rng.integers(5)
+            if kind == 0:      # decaying, turns negative somewhere
+                rho = 0.9 ** np.arange(n) - rng.uniform(0, 0.3)
+            elif kind == 1:    # antithetic: alternating signs
+                rho = (-0.8) ** np.arange(n)
+            elif kind == 2:    # noise around 0, so pairs stop the sum early or late
+                rho = rng.uniform(-1.2, 1.0, n)
+            elif kind == 3:    # never stops: the length limit ends the sum
+                rho = np.linspace(1.0, 0.5, n)
+            else:              # a pair that sums to exactly 0 (kept by the loop, and the sum stops)
+                rho = 0.5 ** np.arange(n)
+                if n > 5:
+                    rho[4], rho[5] = (0.25, -0.25) if rng.random() < 0.5 else (-0.25, 0.25)
+            rho[0] = 1.0
+            columns.append((n, rho))
+        columns.append((n, np.r_[1.0, -1.5, rng.uniform(-1, 1, n - 2)][:n]))   # rho_1 <= -1: the first pair stops it
+    for n_chains in (1, 4):
+        for n, rho in columns:
+            expected = _tau_loop(rho, n, n_chains)
+            assert diagnostics._tau(rho[:, None], n_chains)[0] == pytest.approx(expected, rel=1e-13, abs=1e-15), (n, rho)
+    # many quantities at once: the same as one at a time
+    n = 41
+    block = np.column_stack([rho for m, rho in columns if m == n])
+    np.testing.assert_allclose(diagnostics._tau(block, 4), [_tau_loop(block[:, j], n, 4) for j in range(block.shape[1])],
+                               rtol=1e-13)
+
+
+def mixed_quantities(n_chains, n_draws, seed=8):
+    """(n_chains, n_draws, 7): constant, 0/1 votes, an AR(1), antithetic, a rare event, normal, heavy tails."""
+    rng = np.random.default_rng(seed)
+    ar = np.zeros((n_chains, n_draws))
+    for t in range(1, n_draws):
+        ar[:, t] = 0.95 * ar[:, t - 1] + rng.standard_normal(n_chains)
+    rare = np.zeros((n_chains, n_draws))
+    rare[0, rng.choice(n_draws, 3, replace=False)] = 1.0
+    return np.stack([np.full((n_chains, n_draws), 0.7), (rng.random((n_chains, n_draws)) < 0.3).astype(float), ar,
+                     np.cumprod(-np.ones((n_chains, n_draws)), axis=1) + 0.3 * rng.standard_normal((n_chains, n_draws)),
+                     rare, rng.standard_normal((n_chains, n_draws)), rng.standard_cauchy((n_chains, n_draws))], axis=2)
+
+
+@pytest.mark.parametrize("n_chains, n_draws", [(4, 200), (1, 101), (3, 57), (2, 9), (1, 4)])
+def test_many_quantities_at_once_equal_arviz_one_at_a_time(n_chains, n_draws):
+    chains = mixed_quantities(n_chains, n_draws)
+    together = {f: f(chains) for f in (diagnostics.rhat, diagnostics.mcse)}
+    together["bulk"], together["mean"] = diagnostics.ess(chains, "bulk"), diagnostics.ess(chains, "mean")
+    summary = diagnostics.summarise(chains, target_error=0.05)
+    np.testing.assert_array_equal(summary.rhat, together[diagnostics.rhat])
+    np.testing.assert_array_equal(summary.ess, together["bulk"])
+    np.testing.assert_array_equal(summary.mc_error, together[diagnostics.mcse])
+    for k in range(chains.shape[2]):
+        one = chains[:, :, k]
+        # alone or among others: the same to rounding (the FFT of a block rounds a little differently)
+        assert together["bulk"][k] == pytest.approx(diagnostics.ess(one, "bulk"), rel=1e-12)
+        assert together[diagnostics.mcse][k] == pytest.approx(diagnostics.mcse(one), rel=1e-12)
+        assert together[diagnostics.rhat][k] == pytest.approx(diagnostics.rhat(one), rel=1e-12)
+        if k == 0:      # constant: the kit's rule (R-hat 1, ESS S, MCSE 0); ArviZ answers NaN there
+            assert (together[diagnostics.rhat][0], together["bulk"][0], together[diagnostics.mcse][0]) == (
+                1.0, n_chains * n_draws, 0.0)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = (arviz.ess(one, method="bulk"), arviz.ess(one, method="mean"), arviz.mcse(one))
+        got = (together["bulk"][k], together["mean"][k], together[diagnostics.mcse][k])
+        np.testing.assert_allclose(got, np.array(expected, dtype=float), rtol=1e-8, err_msg=f"quantity {k}")
+        if n_chains > 1 and np.isfinite(together[diagnostics.rhat][k]):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                assert together[diagnostics.rhat][k] == pytest.approx(float(arviz.rhat(one)), rel=1e-8)

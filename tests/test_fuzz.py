@@ -603,6 +603,7 @@ def pd_labelled(draw, m=None):
     return K, draw(pm1_labels(len(K)))
 
 
+from kgslab import versionspace as _versionspace  # noqa: E402
 from kgslab.versionspace import kernel_span as _kernel_span  # noqa: E402
 
 register("kgslab.versionspace.kernel_span",
@@ -815,17 +816,17 @@ register("kgslab.kgs.consistent_start", span_problem(), {"features": "matrix", "
 
 from kgslab import billiard as _billiard  # noqa: E402
 
-register("kgslab.billiard.hoeffding_bounces",
+register("kgslab.billiard_reference.hoeffding_bounces",
          st.fixed_dictionaries({"epsilon": st.sampled_from([0.05, 0.125, 0.5, 1.0]), "eta": half_open_probability
                                 .filter(lambda p: p > 0)}),
          {"epsilon": "positive", "eta": "probability"}, skip_bad={"epsilon": {"2.0", "4.0"}})
-register("kgslab.billiard.hoeffding_epsilon",
+register("kgslab.billiard_reference.hoeffding_epsilon",
          st.fixed_dictionaries({"n_bounces": st.lists(st.integers(1, 5000), min_size=1, max_size=4).map(
              lambda n: np.array(n, dtype=float)), "eta": half_open_probability.filter(lambda p: p > 0)}),
          {"n_bounces": "vector", "eta": "probability"}, skip_bad={"n_bounces": {"one entry short", "2-d"}})
-register("kgslab.billiard.version_space_start",
+register("kgslab.versionspace.version_space_start",
          sampler_problem(lam=nonneg), {"K": "psd_gram", "y": "pm1", "lam": "nonneg"})
-register("kgslab.billiard.flight_times",
+register("kgslab.billiard_reference.flight_times",
          circle_problem().map(lambda p: {"margins": np.abs(p["w_outputs"]), "slopes": p["v_outputs"]}),
          {"margins": "vector", "slopes": "vector"}, skip_bad={"margins": {"one entry short"}})
 
@@ -833,14 +834,14 @@ register("kgslab.billiard.flight_times",
 @st.composite
 def bounce_problem(draw):
     K, y = draw(pd_labelled())
-    alpha = _billiard.version_space_start(K, y)
+    alpha = _versionspace.version_space_start(K, y)
     beta = np.random.default_rng(draw(st.integers(0, 100))).standard_normal(len(K))
     beta -= (alpha @ K @ beta) * alpha
     beta /= np.sqrt(beta @ K @ beta)
     return {"alpha": alpha, "beta": beta, "K": K, "y": y, "last_wall": draw(st.integers(-1, len(K) - 1))}
 
 
-register("kgslab.billiard.billiard_bounce", bounce_problem(),
+register("kgslab.billiard_reference.billiard_bounce", bounce_problem(),
          {"alpha": "vector", "beta": "vector", "K": "psd_gram", "y": "pm1", "last_wall": "count0"},
          skip_bad={"last_wall": {"-1"}})
 
@@ -989,6 +990,11 @@ register("kgslab.papers.kfd2001.toy_table",
                                 "random_state": seed}),
          {"sizes": "sizes", "n_repeats": "count", "random_state": "seed", "initial_flip_rates": "vector"},
          max_examples=2, containers=())
+register("kgslab.papers.kfd2001.toy_likelihood_maximum",
+         em_problem().map(lambda p: {"X": p["X"], "y": p["y"], "near_means": p["X"][:2], "n_starts": 1,
+                                     "random_state": 0}),
+         {"X": "matrix", "y": "labels", "near_means": "matrix", "n_starts": "count", "random_state": "seed"},
+         max_examples=4)
 register("kgslab.papers.kfd2001.digits_experiment",
          fixed(noise_rates=[0.1], n_splits=1, random_state=0, max_iter=3, n_basis=20),
          {"noise_rates": "vector", "n_splits": "iterations", "random_state": "seed", "max_iter": "count"},

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import billiard
+from .. import billiard_reference, versionspace
 from ..papers import bt1999
 from .core import Case, Exercise, allclose
 
@@ -19,7 +19,7 @@ _close = allclose(rtol=1e-7, atol=1e-9)
 
 def _tangent_pair(K, y, seed):
     """A unit position inside version space and a unit direction orthogonal to it, as coefficients."""
-    alpha = billiard.version_space_start(K, y)
+    alpha = versionspace.version_space_start(K, y)
     beta = np.random.default_rng(seed).standard_normal(len(y))
     beta -= (alpha @ K @ beta) * alpha
     return alpha, beta / np.sqrt(beta @ K @ beta)
@@ -52,7 +52,7 @@ def _flight_times_diagnosis(expected, got):
 
 nb09_exercise_1 = Exercise(
     "nb09_exercise_1", "Exercise 9.1 (flight times on the sphere)",
-    billiard.flight_times, _nb09_exercise_1_cases, points=2, compare=_flight_times_diagnosis,
+    billiard_reference.flight_times, _nb09_exercise_1_cases, points=2, compare=_flight_times_diagnosis,
     hint="solve a cos t + b sin t = 0 for the FIRST t in [0, pi]; tan t alone cannot tell a wall ahead "
          "(b < 0) from one behind (b > 0): the quadrant matters.",
     code_hint="np.arctan2 takes the sine-like and the cosine-like part separately and returns an angle in "
@@ -76,7 +76,7 @@ def _nb09_exercise_2_cases():
         cases.append(Case(f"{n} points in R^{d}, linear kernel", (alpha, beta, K, y)))
     # the wall the ball would hit first is declared the one it has just left: it must be skipped
     alpha, beta, K, y = cases[1].args
-    nearest = billiard.billiard_bounce(alpha, beta, K, y)[2]
+    nearest = billiard_reference.billiard_bounce(alpha, beta, K, y)[2]
     cases.append(Case("last_wall is the nearest wall: skip it", (alpha, beta, K, y, nearest)))
     return cases
 
@@ -97,7 +97,7 @@ def _bounce_diagnosis(expected, got):
 
 nb09_exercise_2 = Exercise(
     "nb09_exercise_2", "Exercise 9.2 (one bounce of the kernel billiard)",
-    billiard.billiard_bounce, _nb09_exercise_2_cases, points=4, compare=_bounce_diagnosis,
+    billiard_reference.billiard_bounce, _nb09_exercise_2_cases, points=4, compare=_bounce_diagnosis,
     hint="three steps: margins and slopes of every wall from the kernel (Exercise 9.1 gives the flight "
          "times), a move along the great circle (a rotation of the pair position/direction), and a "
          "reflection of the direction at the wall hit (step 3), which changes one coefficient only.",
@@ -132,7 +132,7 @@ def _hoeffding_diagnosis(expected, got):
 
 nb09_exercise_3 = Exercise(
     "nb09_exercise_3", "Exercise 9.3 (Hoeffding's stopping rule, eq. 8)",
-    billiard.hoeffding_bounces, _nb09_exercise_3_cases, points=1, compare=_hoeffding_diagnosis,
+    billiard_reference.hoeffding_bounces, _nb09_exercise_3_cases, points=1, compare=_hoeffding_diagnosis,
     hint="set the bound of eq. (8) equal to eta, solve for n, and make n the smallest integer for which the "
          "bound is at most eta.",
     code_hint="take logarithms of exp(-2 n eps^2) = eta, solve for n, round up (ceil) and return an int.")

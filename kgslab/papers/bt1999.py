@@ -20,10 +20,10 @@ from sklearn.svm import SVC
 from .._blas import blas_threads
 from .._validation import (as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int,
                            as_probabilities, as_scalar, as_vector, check_random_state_kind, check_work_budget)
-from ..billiard import (MAX_BOUNCES, KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence,
-                        version_space_start)
+from ..billiard import MAX_BOUNCES, KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence
 from ..data.uci import random_split
 from ..kernels import rbf_kernel
+from ..versionspace import version_space_start
 
 MAX_SPLITS = 10_000   # the paper uses 100 random splits; far more would look like a hang
 
@@ -299,7 +299,7 @@ def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=
     """Figure 2's experiment with its Monte Carlo error in view, on random splits (features standardised).
 
     Per split: the SVM with a bias (sklearn SVC, C large, as in `compare_with_svm`), the hard-margin
-    perceptron without a bias (the billiard's own start, `billiard.version_space_start`: the same function
+    perceptron without a bias (the billiard's own start, `versionspace.version_space_start`: the same function
     class as the billiard), and `n_trajectories` independent billiard trajectories read after each number of
     bounces in `levels` (the same trajectories, read again after more bounces; burn-in and refresh as in
     `billiard.billiard_run`).  On the first `auto` splits, also the estimator's default run (`billiard_run`,

@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import data
-from .._validation import (as_float_array, as_generator, as_positive_int, as_probabilities, as_scalar,
-                           check_work_budget)
+from .._validation import (as_float_array, as_generator, as_matrix, as_positive_int, as_probabilities, as_scalar,
+                           binary_classes, check_work_budget)
 from ..kfd import KFD, LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
 
 __all__ = [
-    "TOY_STATISTICS", "toy_statistics", "toy_table",
+    "TOY_STATISTICS", "toy_statistics", "toy_table", "toy_likelihood_maximum",
     "DIGITS_SETTINGS", "DIGITS_NOISE_RATES", "DIGITS_NOISE_RATES_FULL", "digits_experiment",
     "SKY_METHODS", "sky_test_pairs", "sky_grids", "sky_split", "sky_experiment", "SkyResult", "RESULTS_DIR", "load_result",
 ]
@@ -115,6 +115,61 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
             held.append(_sample_statistics(X, y, y_true))
         estimates[n], samples[n] = np.array(rows), np.array(held)
     return truth, estimates, samples
+
+
+def _toy_negative_log_likelihood(theta, X, y_index):
+    """-ln p(X | Yhat) of the label-noise model with free Gaussians in R^2: the quantity EM maximises.
+
+    theta: means (4), for each class a Cholesky factor [[e^a, 0], [b, e^d]] (3 + 3), logits of the two flip rates
+    (2), so that every theta is a valid model and a general optimiser can roam freely.
+    """
+    means = theta[:4].reshape(2, 2)
+    log_density = np.empty((len(X), 2))
+    for c in (0, 1):
+        a, b, d = theta[4 + 3 * c: 7 + 3 * c]
+        centred = X - means[c]
+        z1 = centred[:, 0] * np.exp(-a)                       # the factor's inverse applied to x - m
+        z2 = (centred[:, 1] - b * z1) * np.exp(-d)
+        log_density[:, c] = -0.5 * (z1 ** 2 + z2 ** 2) - a - d - np.log(2 * np.pi)
+    rates = 1 / (1 + np.exp(-theta[10:12]))
+    table = np.where(y_index[:, None] == np.arange(2), 1 - rates[y_index][:, None], rates[y_index][:, None])
+    return -np.sum(np.logaddexp(*(log_density + np.log(table)).T))
+
+
+def toy_likelihood_maximum(X, y, near_means, n_starts=4, random_state=None):
+    """The largest log-likelihood of the toy's label-noise model that BFGS finds, and its flip rates.
+
+    An independent check of EM (seed 003, section 3): the same likelihood, maximised by a general optimiser
+    (scipy's BFGS on an unconstrained parameterisation) from `n_starts` starts scattered round `near_means`
+    (2, 2), with round covariances and flip rates near 0.27.  X (n, 2) inputs, y the observed labels (two
+    values, classes sorted).  Returns (log_likelihood, flip_rates (2,)) in the kit's convention
+    gamma_k = P(y != k | yhat = k).
+    """
+    from scipy import optimize
+
+    X = as_matrix(X, "X")
+    if X.shape[1] != 2:
+        raise ValueError(f"X must have two columns (the toy lives in R^2), got {X.shape[1]}")
+    _, y_pm1 = binary_classes(y)
+    if y_pm1.shape[0] != X.shape[0]:
+        raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got {y_pm1.shape[0]}")
+    near_means = as_float_array(near_means, "near_means", ndim=2)
+    if near_means.shape != (2, 2):
+        raise ValueError(f"near_means must be (2, 2) (one mean per class in R^2), got {near_means.shape}")
+    n_starts = as_positive_int(n_starts, "n_starts")
+    check_work_budget(n_starts * X.shape[0], 1e6, "n_starts", n_starts, "points times starts")
+    rng = as_generator(random_state)
+    y_index = (y_pm1 > 0).astype(int)
+    spread = np.log(np.std(X, axis=0).mean())
+    best = None
+    for _ in range(n_starts):
+        start = np.concatenate([near_means.ravel() + rng.normal(0, 0.5, 4), [spread, 0.0, spread] * 2,
+                                rng.normal(-1.0, 0.5, 2)])
+        found = optimize.minimize(_toy_negative_log_likelihood, start, args=(X, y_index), method="BFGS",
+                                  options={"gtol": 1e-7, "maxiter": 5000})
+        if best is None or found.fun < best.fun:
+            best = found
+    return -float(best.fun), 1 / (1 + np.exp(-best.x[10:12]))
 
 
 # ---- the digits ----------------------------------------------------------------------------------
