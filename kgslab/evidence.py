@@ -37,6 +37,7 @@ from scipy.integrate import cumulative_simpson
 # kgs's estimator calls this module (entropy, evidence) and this module runs kgs's chains: each imports the other
 # as a module and looks names up when called, so either can be imported first.
 from . import kgs
+from ._blas import blas_threads
 from ._validation import as_float_array, as_generator, as_pm1_labels, as_positive_int, as_probabilities, as_scalar
 from .circle import _as_signs, _check_q
 from .diagnostics import ess, mcse, rhat
@@ -91,6 +92,8 @@ class EvidenceRun(NamedTuple):
     ess: np.ndarray                 # bulk effective sample size of the error count (all chains), per sampled rung
     chain_log_evidence: np.ndarray  # (n_chains, len(q)): each chain's own ladder integrated alone; chains that
                                     # have not mixed disagree here by more than the standard error says
+    swap_acceptance: np.ndarray | None = None   # tempered runs: the share of accepted swaps between rungs j, j + 1
+                                                # (n_rungs - 1,); None for rung-by-rung runs
 
     @property
     def largest_rhat(self) -> float:
@@ -110,8 +113,90 @@ def _as_flip_rates(q):
     return q_values
 
 
+def _swap_log_ratio(s_low, s_high, errors_low, errors_high):
+    """ln of the Metropolis ratio for exchanging the states of rungs s_low < s_high (replica exchange).
+
+    Rung s has density exp(-s e) P_W(w) (up to its own constant).  Before the swap the pair has
+    exp(-s_low e_low - s_high e_high), after it exp(-s_low e_high - s_high e_low): the ratio is
+    exp((s_high - s_low) (e_high - e_low)), at least 1 when the hotter rung (s_low) holds the state with fewer
+    errors, so good states move down the ladder towards large s.
+    """
+    return (s_high - s_low) * (errors_high - errors_low)
+
+
+def _rung_by_rung_draws(features, y, ladder, n_chains, n_samples, thin, burn_in, rng):
+    """The training errors (n_chains, n_samples, n_rungs - 1) of each rung's own chains, rung after rung, each
+    chain warm-started where it ended the rung before."""
+    # draws[c, j, k - 1]: the training errors of sample j of chain c on rung k
+    draws = np.empty((n_chains, n_samples, len(ladder) - 1))
+    starts = None
+    for k in range(1, len(ladder)):
+        rung_q = 1.0 / (1.0 + np.exp(ladder[k]))
+        if starts is None:
+            starts = kgs._starts(features, y, rung_q, n_chains, rng)
+        chains = kgs._Chains(features, y, rung_q, rng, starts)
+        coords = chains.draw(n_samples, thin, burn_in)          # (n_chains, n_samples, r)
+        starts = chains.coords
+        draws[:, :, k - 1] = training_errors(coords.reshape(-1, coords.shape[2]) @ features.T, y).reshape(
+            n_chains, n_samples)
+    return draws
+
+
+def _tempered_draws(features, y, ladder, n_chains, n_samples, thin, burn_in, swap_every, rng):
+    """Replica exchange over the ladder: n_chains independent systems, each with one replica on every rung.
+
+    Rung 0 (the prior, s = 0) is drawn afresh from the uniform prior at every step (an exact draw is a valid
+    move); rungs 1 .. are KGS steps at their own flip rates (`kgs._PairTables.stacked`), all rows advanced
+    together.  Every `swap_every` steps the neighbouring pairs (j, j + 1) of each system, even j and odd j in
+    turn, propose to exchange their states (coordinates and margins) with probability
+    min(1, exp(_swap_log_ratio)).  Each move leaves the product of the rungs' posteriors invariant, so every
+    rung's draws come from its own posterior.  Returns the training errors (n_chains, n_samples, n_rungs - 1)
+    of the sampled rungs and the share of accepted swaps per neighbouring pair (n_rungs - 1,).
+    """
+    active = kgs._active_points(features)
+    signed = y[active, None] * features[active]
+    zero_points = features.shape[0] - signed.shape[0]     # always wrong: they add the same count on every rung
+    n_rungs, k, rank = len(ladder), n_chains, signed.shape[1]
+    # row rung * k + c holds system c's replica on that rung; rows k .. are the sampled rungs
+    tables = kgs._PairTables.stacked(np.repeat(1.0 / (1.0 + np.exp(ladder[1:])), k), signed.shape[0])
+    coords = rng.standard_normal((n_rungs * k, rank))      # every replica starts from the prior
+    coords /= np.linalg.norm(coords, axis=1, keepdims=True)
+    margins = coords @ signed.T
+    sampled_coords, sampled_margins = coords[k:], margins[k:]     # views: the step moves them in place
+    draws = np.empty((k, n_samples, n_rungs - 1))
+    accepted, proposed = np.zeros(n_rungs - 1), np.zeros(n_rungs - 1)
+    parity = 0
+    with blas_threads(), np.errstate(divide="ignore", invalid="ignore"):
+        for step in range(burn_in + n_samples * thin):
+            kgs._step(signed, sampled_coords, sampled_margins, tables, rng)
+            fresh = rng.standard_normal((k, rank))             # rung 0: an exact draw from the prior
+            coords[:k] = fresh / np.linalg.norm(fresh, axis=1, keepdims=True)
+            margins[:k] = coords[:k] @ signed.T
+            if step % kgs.RENORMALISE == 0:
+                scale = 1.0 / np.sqrt((sampled_coords * sampled_coords).sum(axis=1, keepdims=True))
+                sampled_coords *= scale
+                sampled_margins *= scale
+            if step % swap_every == swap_every - 1:
+                errors = np.count_nonzero(margins <= 0, axis=1).reshape(n_rungs, k)
+                low = np.arange(parity, n_rungs - 1, 2)                # pairs (low, low + 1)
+                parity = 1 - parity
+                log_ratio = _swap_log_ratio(ladder[low, None], ladder[low + 1, None], errors[low], errors[low + 1])
+                accept = np.log(rng.random(log_ratio.shape)) < log_ratio
+                proposed[low] += k
+                accepted[low] += accept.sum(axis=1)
+                rung, chain = np.nonzero(accept)
+                rows_low, rows_high = low[rung] * k + chain, (low[rung] + 1) * k + chain
+                both, swapped = np.concatenate([rows_low, rows_high]), np.concatenate([rows_high, rows_low])
+                coords[both] = coords[swapped]
+                margins[both] = margins[swapped]
+            if step >= burn_in and (step - burn_in) % thin == thin - 1:
+                errors = np.count_nonzero(sampled_margins <= 0, axis=1) + zero_points
+                draws[:, (step - burn_in) // thin] = errors.reshape(n_rungs - 1, k).T
+    return draws, accepted / np.maximum(proposed, 1)
+
+
 def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: int = 4, burn_in: int = 50,
-                 thin: int = 3, random_state=None) -> EvidenceRun:
+                 thin: int = 3, tempered: bool = False, swap_every: int = 1, random_state=None) -> EvidenceRun:
     """ln E_W[L[W, z]] (the denominator of eq. 2) for one or more flip rates q > 0, with its errors and the
     convergence of every rung (an `EvidenceRun`; `log_evidence` returns only the value and its error).
 
@@ -124,6 +209,13 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
     The Monte Carlo error of the evidence is the larger of the rungs' errors (sd / sqrt(ESS) from all chains)
     propagated through the trapezoid weights and the spread of the chains' own estimates; the quadrature error
     is |trapezoid - Simpson|.  Read `largest_rhat` and `smallest_ess` before trusting either.
+
+    tempered=True runs the rungs together instead, by replica exchange (`_tempered_draws`): each of the
+    n_chains independent systems has a replica on every rung, all start from the prior, and after every
+    `swap_every` steps neighbouring rungs propose to exchange their states.  A replica stuck in a poor cell at
+    large s can climb to small s, where it moves freely, and come back elsewhere.  The work is the same as the
+    rung-by-rung run with the same settings (burn_in + thin n_samples steps of every chain on every rung);
+    `swap_acceptance` reports the share of accepted swaps per neighbouring pair.
     """
     features, _ = kernel_coordinates(K)
     m = features.shape[0]
@@ -134,23 +226,21 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
     n_chains = as_positive_int(n_chains, "n_chains", minimum=2)      # R-hat compares chains
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
+    swap_every = as_positive_int(swap_every, "swap_every")
+    if not isinstance(tempered, (bool, np.bool_)):
+        raise TypeError(f"tempered must be True or False, got {tempered!r}")
     kgs._check_steps(n_chains * n_rungs * (burn_in + thin * n_samples), "n_samples", n_samples)
     rng = as_generator(random_state)
     targets = np.log((1 - q_values) / q_values)
     ladder = float(np.max(targets)) * np.linspace(0.0, 1.0, n_rungs) ** 2
 
     # draws[c, j, k - 1]: the training errors of sample j of chain c on rung k
-    draws = np.empty((n_chains, n_samples, n_rungs - 1))
-    starts = None
-    for k in range(1, n_rungs):
-        rung_q = 1.0 / (1.0 + np.exp(ladder[k]))
-        if starts is None:
-            starts = kgs._starts(features, y, rung_q, n_chains, rng)
-        chains = kgs._Chains(features, y, rung_q, rng, starts)
-        coords = chains.draw(n_samples, thin, burn_in)          # (n_chains, n_samples, r)
-        starts = chains.coords
-        draws[:, :, k - 1] = training_errors(coords.reshape(-1, coords.shape[2]) @ features.T, y).reshape(
-            n_chains, n_samples)
+    if tempered and features.shape[1] > 1:    # (in one dimension the rung-by-rung draws are exact already)
+        draws, swap_acceptance = _tempered_draws(features, y, ladder, n_chains, n_samples, thin, burn_in,
+                                                 swap_every, rng)
+    else:
+        draws, swap_acceptance = _rung_by_rung_draws(features, y, ladder, n_chains, n_samples, thin, burn_in,
+                                                     rng), None
 
     # Exact at s = 0: under the uniform prior each point is wrong with probability 1/2
     # (a point with a zero feature vector is always wrong).
@@ -184,7 +274,8 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
     return EvidenceRun(log_evidence=m * np.log1p(-q_values) - integral,
                        standard_error=np.sqrt(monte_carlo**2 + quadrature**2), monte_carlo_error=monte_carlo,
                        quadrature_error=quadrature, ladder=ladder, mean_errors=mean_errors, mc_error=mc_error,
-                       error_draws=draws, rhat=rhat(draws), ess=ess(draws), chain_log_evidence=chain_log_evidence)
+                       error_draws=draws, rhat=rhat(draws), ess=ess(draws), chain_log_evidence=chain_log_evidence,
+                       swap_acceptance=swap_acceptance)
 
 
 def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: int = 4, burn_in: int = 50,

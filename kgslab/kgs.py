@@ -173,6 +173,16 @@ class _PairTables(NamedTuple):
     weight: np.ndarray
     log_weight: np.ndarray
     first_share: np.ndarray
+    row_offsets: np.ndarray | None = None   # stacked tables only: where each chain's q starts (k, 1)
+
+    @classmethod
+    def stacked(cls, row_q, m):
+        """One table per chain, for chains at different flip rates (`kgslab.evidence`'s tempered ladder):
+        the tables of row_q[i] laid end to end, chain i reading entry e at e + i (m + 1)."""
+        tables = [cls.of(q, m) for q in row_q]
+        return cls(*(np.concatenate([getattr(t, name) for t in tables])
+                     for name in ("weight", "log_weight", "first_share")),
+                   row_offsets=(m + 1) * np.arange(len(tables))[:, None])
 
     @classmethod
     def of(cls, q, m):
@@ -193,7 +203,9 @@ FAINT = 1e-280
 
 
 def _pair_weights(tables, errors, lengths):
-    """Cumulative sums (k, m) of length x likelihood over the antipodal pairs of each circle (step 7)."""
+    """Cumulative sums (k, m) of length x likelihood over the antipodal pairs of each circle (step 7).
+
+    errors: the pairs' error counts, or for stacked tables their entries (errors + row_offsets)."""
     cumulative = tables.weight.take(errors)
     cumulative *= lengths
     cumulative.cumsum(axis=1, out=cumulative)
@@ -233,9 +245,10 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
 def _step(signed, coords, margins, tables, rng, parts=None):
     """Steps 2-8 for k chains at once, in place: coords (k, r) and margins (k, m) move to the new points.
 
-    signed: the rows y_i Phi_i; tables: `_PairTables.of(q, m)`.  One matrix-vector product per chain, one
-    arctan and one sort of m numbers per chain, a few passes over the m antipodal pairs of arcs (all chains
-    together), then per chain a binary search for the arc and a plane rotation; nothing else is O(m r).
+    signed: the rows y_i Phi_i; tables: `_PairTables.of(q, m)` (or `.stacked`: a flip rate per chain).  One
+    matrix-vector product per chain, one arctan and one sort of m numbers per chain, a few passes over the m
+    antipodal pairs of arcs (all chains together), then per chain a binary search for the arc and a plane
+    rotation; nothing else is O(m r).
     """
     (k, rank), m = coords.shape, margins.shape[1]
     direction = random_tangents(coords, rng)                   # step 2
@@ -245,6 +258,8 @@ def _step(signed, coords, margins, tables, rng, parts=None):
     # The circle is walked towards -direction, as likely as +direction: its slopes are then -slopes, so the
     # sweep's "minus slopes" are the slopes as they come (no pass to negate them).
     half, errors, lengths = _sweep_half(margins, slopes)       # steps 3-6
+    if tables.row_offsets is not None:                         # a flip rate per chain: its own table
+        errors += tables.row_offsets
     cumulative = _pair_weights(tables, errors, lengths)        # step 7, by antipodal pairs (`_PairTables`)
     uniforms = rng.random((k, 3)).tolist()
     thetas = []
