@@ -38,7 +38,7 @@ from scipy.integrate import cumulative_simpson
 # as a module and looks names up when called, so either can be imported first.
 from . import kgs
 from ._blas import blas_threads
-from ._validation import as_float_array, as_generator, as_pm1_labels, as_positive_int, as_probabilities, as_scalar
+from ._validation import as_bool, as_float_array, as_generator, as_pm1_labels, as_positive_int, as_probabilities, as_scalar
 from .circle import _as_signs, _check_q
 from .diagnostics import ess, mcse, rhat
 from .versionspace import kernel_coordinates
@@ -227,8 +227,7 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
     swap_every = as_positive_int(swap_every, "swap_every")
-    if not isinstance(tempered, (bool, np.bool_)):
-        raise TypeError(f"tempered must be True or False, got {tempered!r}")
+    tempered = as_bool(tempered, "tempered")
     kgs._check_steps(n_chains * n_rungs * (burn_in + thin * n_samples), "n_samples", n_samples)
     rng = as_generator(random_state)
     targets = np.log((1 - q_values) / q_values)

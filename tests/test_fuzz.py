@@ -806,7 +806,9 @@ _EVIDENCE_LADDER = {"q": st.sampled_from([0.125, 0.25]), "n_rungs": st.just(3), 
                     "n_chains": st.integers(2, 3), "burn_in": st.integers(0, 3), "thin": st.just(1), "random_state": seed}
 _EVIDENCE_KINDS = {**_SAMPLER_KINDS, "n_rungs": "count", "n_samples": "iterations", "n_chains": "count"}
 register("kgslab.evidence.log_evidence", sampler_problem(**_EVIDENCE_LADDER), _EVIDENCE_KINDS, max_examples=4)
-register("kgslab.evidence.evidence_run", sampler_problem(**_EVIDENCE_LADDER), _EVIDENCE_KINDS, max_examples=4,
+register("kgslab.evidence.evidence_run",
+         sampler_problem(**_EVIDENCE_LADDER, tempered=st.booleans(), swap_every=st.integers(1, 2)),
+         {**_EVIDENCE_KINDS, "tempered": "bool", "swap_every": "count"}, max_examples=4,
          run=_rhat_may_be_infinite(importlib.import_module("kgslab.evidence").evidence_run))
 RESULT_TYPES["kgslab.evidence.EvidenceRun"] = "the result of evidence_run"
 register("kgslab.kgs.consistent_start", span_problem(), {"features": "matrix", "y": "pm1"}, containers=("y",),
