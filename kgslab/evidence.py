@@ -187,7 +187,7 @@ def _tempered_draws(features, y, ladder, n_chains, n_samples, thin, burn_in, swa
                 rung, chain = np.nonzero(accept)
                 rows_low, rows_high = low[rung] * k + chain, (low[rung] + 1) * k + chain
                 both, swapped = np.concatenate([rows_low, rows_high]), np.concatenate([rows_high, rows_low])
-                coords[both] = coords[swapped]
+                coords[both] = coords[swapped]             # the states change rungs; the rungs stay put
                 margins[both] = margins[swapped]
             if step >= burn_in and (step - burn_in) % thin == thin - 1:
                 errors = np.count_nonzero(sampled_margins <= 0, axis=1) + zero_points
