@@ -22,7 +22,11 @@ d ln Z / ds = -E_s[e], where E_s is the expectation under exp(-s e) P_W: the KGS
 and E_0[e] = m / 2 exactly (under the uniform prior every point is wrong with probability 1/2).  A ladder of KGS
 runs from s = 0 to the largest t gives the evidence of every q at once.  Each rung runs `n_chains` independent
 chains (advanced together by `kgs`): the R-hat and effective sample size of the error count say whether the rung
-converged, and its Monte Carlo error sd / sqrt(ESS) comes from all the chains (`kgslab.diagnostics`).  The integral
+converged, and its Monte Carlo error sd / sqrt(ESS) comes from all the chains (`kgslab.diagnostics`).
+The rungs run one after the other, or together by replica exchange (parallel tempering, `tempered=True`):
+neighbouring rungs s_j < s_j+1 swap their states with probability min(1, exp((s_j+1 - s_j)(e_j+1 - e_j))),
+which leaves every rung's posterior exact and lets a state stuck at large s (small q) escape through the small-s
+rungs, where the sampler moves freely.  The integral
 is by cumulative Simpson; the error of the evidence combines the rungs' Monte Carlo errors (through the trapezoid
 weights; the rungs are independent runs) and the quadrature error |trapezoid - Simpson|.
 """
