@@ -22,8 +22,11 @@ LAB_ARGS ?=
 # JupyterLab refuses to run as root (containers, CI) unless told.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# notebooks/ is a Python package (its __init__.py lets the wheel ship the notebooks): keep that file out of the
+# students' file browser (jupyter_server's default hidden globs, plus __init__.py).
+LAB_HIDE := '--ContentsManager.hide_globs=["__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*.so", "*.dylib", "*~", "__init__.py"]'
 lab: $(STAMP)
-	$(BIN)/jupyter lab $(AS_ROOT) $(LAB_ARGS) notebooks/
+	$(BIN)/jupyter lab $(AS_ROOT) $(LAB_HIDE) $(LAB_ARGS) notebooks/
 
 test: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks browser
 

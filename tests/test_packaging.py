@@ -248,3 +248,16 @@ def test_data_from_dependencies_is_covered_too():
     for loader in ("digits_pair", "load_photograph", "load_docs", "load_thyroid", "load_heart", "sinc_data",
                    "linear_data", "xor_data", "separable_data", "sphere_data", "kgs_76_points", "kfd_toy_data"):
         assert loader in tokens, f"data/README.md does not say where {loader}'s data come from"
+
+
+def test_make_lab_shows_the_students_only_notebooks():
+    # notebooks/ holds __init__.py so that the wheel ships the folder; `make lab` (the README's command) must hide
+    # every file there that is not a notebook, or a student's file browser starts with a stray Python file.
+    dry_run = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    found = re.search(r"--ContentsManager\.hide_globs=(\[.*?\])", dry_run)
+    assert found, f"make lab passes no hide_globs to JupyterLab:\n{dry_run}"
+    hidden = json.loads(found.group(1))
+    shown = [path.name for path in (ROOT / "notebooks").iterdir()     # (dot files: hidden by JupyterLab already)
+             if path.suffix != ".ipynb" and not path.name.startswith(".")
+             and not any(fnmatch(path.name, glob) for glob in hidden)]
+    assert not shown, f"make lab would show these files beside the notebooks: {shown}"
