@@ -146,10 +146,17 @@ def _rung_by_rung_draws(features, y, ladder, n_chains, n_samples, thin, burn_in,
     return draws
 
 
+def _prior_points(rng, n, rank):
+    """n points drawn uniformly on the unit sphere in `rank` dimensions (normalised Gaussians): the prior P_W."""
+    points = rng.standard_normal((n, rank))
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    return points
+
+
 def _tempered_draws(features, y, ladder, n_chains, n_samples, thin, burn_in, swap_every, rng):
     """Replica exchange over the ladder: n_chains independent systems, each with one replica on every rung.
 
-    Rung 0 (the prior, s = 0) is drawn afresh from the uniform prior at every step (an exact draw is a valid
+    Rung 0 (the prior, s = 0) is drawn afresh from the uniform prior before every swap (an exact draw is a valid
     move); rungs 1 .. are KGS steps at their own flip rates (`kgs._PairTables.stacked`), all rows advanced
     together.  Every `swap_every` steps the neighbouring pairs (j, j + 1) of each system, even j and odd j in
     turn, propose to exchange their states (coordinates and margins) with probability
@@ -163,8 +170,7 @@ def _tempered_draws(features, y, ladder, n_chains, n_samples, thin, burn_in, swa
     n_rungs, k, rank = len(ladder), n_chains, signed.shape[1]
     # row rung * k + c holds system c's replica on that rung; rows k .. are the sampled rungs
     tables = kgs._PairTables.stacked(np.repeat(1.0 / (1.0 + np.exp(ladder[1:])), k), signed.shape[0])
-    coords = rng.standard_normal((n_rungs * k, rank))      # every replica starts from the prior
-    coords /= np.linalg.norm(coords, axis=1, keepdims=True)
+    coords = _prior_points(rng, n_rungs * k, rank)       # every replica starts from the prior
     margins = coords @ signed.T
     sampled_coords, sampled_margins = coords[k:], margins[k:]     # views: the step moves them in place
     draws = np.empty((k, n_samples, n_rungs - 1))
@@ -173,14 +179,12 @@ def _tempered_draws(features, y, ladder, n_chains, n_samples, thin, burn_in, swa
     with blas_threads(), np.errstate(divide="ignore", invalid="ignore"):
         for step in range(burn_in + n_samples * thin):
             kgs._step(signed, sampled_coords, sampled_margins, tables, rng)
-            fresh = rng.standard_normal((k, rank))             # rung 0: an exact draw from the prior
-            coords[:k] = fresh / np.linalg.norm(fresh, axis=1, keepdims=True)
-            margins[:k] = coords[:k] @ signed.T
             if step % kgs.RENORMALISE == 0:
-                scale = 1.0 / np.sqrt((sampled_coords * sampled_coords).sum(axis=1, keepdims=True))
-                sampled_coords *= scale
-                sampled_margins *= scale
+                kgs._undo_drift(sampled_coords, sampled_margins)
             if step % swap_every == swap_every - 1:
+                # rung 0: an exact draw from the prior, needed only by the swaps (drawn where they need it)
+                coords[:k] = _prior_points(rng, k, rank)
+                margins[:k] = coords[:k] @ signed.T
                 errors = np.count_nonzero(margins <= 0, axis=1).reshape(n_rungs, k)
                 low = np.arange(parity, n_rungs - 1, 2)                # pairs (low, low + 1)
                 parity = 1 - parity

@@ -128,7 +128,7 @@ def _sweep_half(margins, minus_slopes):
     half[:, j + 1] (the last to half[:, 0] + pi), of length lengths[:, j].  The antipodal arc (+ pi) has
     every margin negated: its count is m - errors[:, j], and the same length.
     """
-    k, m = margins.shape
+    m = margins.shape[1]
     half = crossing_half_angles(margins, minus_slopes)
     # Sort values, not indices (a plain sort is 2-3 times faster than argsort plus two takes): the turn of
     # each crossing rides along in the lowest mantissa bit of its angle, a change of 1 ulp (1e-16 rad).
@@ -234,7 +234,6 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
     signed = y[:, None] * features
     if margins is None:
         margins = signed @ coords
-    q = _check_q(q)
     parts = {}
     new_coords, new_margins = np.array(coords, float)[None], np.array(margins, float)[None]   # the step moves them
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -362,13 +361,19 @@ class _Chains:
         with blas_threads(), np.errstate(divide="ignore", invalid="ignore"):   # b_i = 0: arctan(+-inf)
             for step in range(burn_in + n_samples * thin):
                 _step(signed, coords, margins, tables, rng)
-                if step % RENORMALISE == 0:      # the rotation keeps |c| = 1 up to rounding: undo the drift
-                    scale = 1.0 / np.sqrt((coords * coords).sum(axis=1, keepdims=True))
-                    coords *= scale
-                    margins *= scale
+                if step % RENORMALISE == 0:
+                    _undo_drift(coords, margins)
                 if step >= burn_in and (step - burn_in) % thin == thin - 1:
                     samples[:, (step - burn_in) // thin] = coords
         return samples
+
+
+def _undo_drift(coords, margins):
+    """Scale each chain's point back to unit length, in place, and its margins with it: the step's rotation keeps
+    |c| = 1 only up to rounding (~1e-16 a step), so the samplers call this every RENORMALISE steps."""
+    scale = 1.0 / np.sqrt((coords * coords).sum(axis=1, keepdims=True))
+    coords *= scale
+    margins *= scale
 
 
 def _starts(features, y, q, n_chains, rng):
@@ -378,7 +383,8 @@ def _starts(features, y, q, n_chains, rng):
     if q == 0.0:
         return np.tile(consistent_start(features, y), (n_chains, 1))
     starts = rng.standard_normal((n_chains, features.shape[1]))
-    starts[0] = _default_start(features[_active_points(features)], y[_active_points(features)], rng)
+    active = _active_points(features)
+    starts[0] = _default_start(features[active], y[active], rng)
     return starts / np.linalg.norm(starts, axis=1, keepdims=True)
 
 
