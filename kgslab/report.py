@@ -10,9 +10,16 @@ results"):
 * the standard error comes from independent repetitions (chains, trajectories, data sets): ``chain_mean``;
 * what a notebook concludes from estimates is stated as a ``claim``, a sentence printed with ✔ when the
   estimates support it in this run and ✘ when they do not. nbval masks every ``value ± error`` pair (the
-  sanitize file in ``tests/``) and compares the claims, so a stored output is the method's, not the CPU's.
+  sanitize file in ``tests/``) and compares the claims, so a stored output is the method's, not the CPU's;
+* a claim gives its ``margin``: how far the evidence lies beyond the claim's threshold (in standard errors where
+  the claim is about estimates). The claim-robustness test (``make claims``) reruns every notebook with its seeds
+  shifted and prints each claim's worst margin; with ``KGSLAB_CLAIM_LOG`` set to a file name, every claim is
+  appended to that file as one JSON line.
 """
+import json
 import math
+import numbers
+import os
 
 import numpy as np
 
@@ -63,12 +70,16 @@ def chain_mean(values):
     return values.mean(axis=0), values.std(axis=0, ddof=1) / math.sqrt(values.shape[0])
 
 
-def claim(statement, holds):
+def claim(statement, holds, *, margin=None):
     """Print ``✔ statement`` when ``holds`` is true in this run, else ``✘ not supported by this run: statement``.
 
     Write a claim with a margin (several standard errors), so that it holds on any machine; nbval compares the
     line, so a claim that flips on another CPU fails the test instead of going unnoticed. Returns nothing, so a
     claim at the end of a cell adds no ``True`` to its output.
+
+    ``margin`` (optional) measures how far this run's evidence lies beyond the claim's threshold, positive when
+    the claim holds: for ``gain > 2 * se`` it is ``gain / se - 2`` standard errors. It is not printed (its value
+    is the run's); the claim-robustness test reads it from ``KGSLAB_CLAIM_LOG`` and reports each claim's worst.
     """
     if not isinstance(statement, str) or not statement:
         raise TypeError(f"statement must be a non-empty string, got {statement!r}")
@@ -77,4 +88,17 @@ def claim(statement, holds):
     if flags.dtype != bool or flags.size == 0:
         raise TypeError(f"holds must be True / False or an array of them, got {holds!r:.60}")
     holds = bool(np.all(flags))
+    if margin is not None:
+        # +-inf is allowed: an exact difference (standard error 0) lies infinitely many errors from the threshold
+        if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or math.isnan(margin):
+            raise TypeError(f"margin must be a real number (not NaN), got {margin!r:.60}")
+        margin = float(margin)
+        # a margin on the wrong side of zero is a mis-written margin, not a close call
+        if (holds and margin < 0) or (not holds and margin > 0):
+            raise ValueError(f"margin must be >= 0 when the claim holds and <= 0 when it does not, got margin "
+                             f"{margin:.3g} with holds={holds}")
+    log = os.environ.get("KGSLAB_CLAIM_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as file:
+            file.write(json.dumps({"statement": statement, "holds": holds, "margin": margin}) + "\n")
     print(f"✔ {statement}" if holds else f"✘ not supported by this run: {statement}")
