@@ -28,12 +28,18 @@ LAB_HIDE := '--ContentsManager.hide_globs=["__pycache__", "*.pyc", "*.pyo", ".DS
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(AS_ROOT) $(LAB_HIDE) $(LAB_ARGS) notebooks/
 
-test: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks browser
+test: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks claims browser
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) -m "not wheel" tests --ignore=tests/browser
+	$(BIN)/python -m pytest $(XDIST) -m "not wheel and not claims" tests --ignore=tests/browser
 
-.PHONY: wheel-test oldest versions
+# Every solution notebook that draws at random, rerun with its seeds shifted by 1-5: every verdict it stores
+# (claims, checks) must hold, and no cell may fail; prints each claim's worst margin (about 5 minutes on 2 cores).
+# load, not loadscope: each (notebook, shift) is its own test.
+claims: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist load -m claims -p no:cacheprovider tests/test_claim_robustness.py
+
+.PHONY: wheel-test oldest versions claims
 
 # The kit as a course installs it: build the wheel, install it (with its dependencies, from the package
 # index) into a fresh virtual environment outside the clone, load every data set from there, copy the
@@ -52,7 +58,7 @@ $(OLDEST)/.installed: pyproject.toml setup.py .ci/constraints-oldest.txt
 
 oldest: $(OLDEST)/.installed
 	$(OLDEST)/bin/python .ci/versions.py
-	$(OLDEST)/bin/python -m pytest $(XDIST) -m "not wheel" tests --ignore=tests/browser
+	$(OLDEST)/bin/python -m pytest $(XDIST) -m "not wheel and not claims" tests --ignore=tests/browser
 	$(OLDEST)/bin/python -m pytest --nbval-lax $(NBVAL) notebooks/01_duality.ipynb
 
 # The versions of every dependency in .venv (the newest job's, in CI).

@@ -33,6 +33,7 @@ SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 SEED = re.compile(r"default_rng\((\d+)\)")
 NUMBER = re.compile(r"\d+(\.\d+)?")
 ESTIMATE = re.compile(r"[-+]?\d+(\.\d+)? ± \d+(\.\d+)?")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TIMEOUT = 600          # seconds a cell may take (a shifted run is as long as the stored one)
 
 
@@ -60,11 +61,15 @@ class Run:
 
 
 def shift_seeds(notebook, shift: int):
-    """A copy of ``notebook`` with every literal ``default_rng(N)`` in its code cells made ``default_rng(N + shift)``."""
+    """A copy of ``notebook`` with every literal ``default_rng(N)`` in its code cells made ``default_rng(N + shift)``.
+
+    The copy has no outputs, so that a cell the run never reaches shows no stored verdict.
+    """
     shifted = nbformat.from_dict(json.loads(json.dumps(notebook)))
     count = 0
     for cell in shifted.cells:
         if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
             cell.source, n = SEED.subn(lambda m: f"default_rng({int(m.group(1)) + shift})", cell.source)
             count += n
     if count == 0:
@@ -85,6 +90,12 @@ def verdict_lines(notebook) -> list[str]:
     return lines
 
 
+def has_seeds(path: Path) -> bool:
+    """Whether the notebook draws anything at random (a literal default_rng seed in a code cell)."""
+    return any(cell.cell_type == "code" and SEED.search(cell.source)
+               for cell in nbformat.read(path, as_version=4).cells)
+
+
 def stored_verdicts(path: Path) -> list[Verdict]:
     return [Verdict.parse(line) for line in verdict_lines(nbformat.read(path, as_version=4))]
 
@@ -101,7 +112,10 @@ def run_shifted(path: Path, shift: int, timeout: int = TIMEOUT) -> Run:
             NotebookClient(notebook, timeout=timeout, kernel_name="python3",
                            resources={"metadata": {"path": str(path.parent)}}).execute()
         except Exception as exc:                       # a cell raised: the run failed under this shift
-            error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
+            failed = [index for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
+                      and any(output.get("output_type") == "error" for output in cell.get("outputs", []))]
+            last_line = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+            error = f"cell {failed[0] if failed else '?'}: {ANSI.sub('', last_line)}"
         finally:
             if env_before is None:
                 os.environ.pop("KGSLAB_CLAIM_LOG", None)
@@ -129,6 +143,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     failed = False
     for path in args.notebooks:
+        if not has_seeds(path):
+            print(f"{path.name}: draws nothing at random, nothing to shift")
+            continue
         stored = stored_verdicts(path)
         worst: dict[str, float] = {}
         for shift in args.shifts:
