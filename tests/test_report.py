@@ -99,3 +99,37 @@ def test_sanitizer_masks_estimates_and_nothing_else():
     # a bare Monte Carlo number is NOT masked: printing one would fail on another CPU, as it should
     assert _sanitize("vote error 0.021") != _sanitize("vote error 0.019")
     assert _sanitize("✔ the claim") != _sanitize("✘ not supported by this run: the claim")
+
+
+def test_claim_logs_statement_verdict_and_margin_when_asked(tmp_path, monkeypatch, capsys):
+    import json
+    log = tmp_path / "claims.jsonl"
+    monkeypatch.setenv("KGSLAB_CLAIM_LOG", str(log))
+    claim("gain above 2 s.e.", True, margin=1.5)
+    claim("exact difference", True, margin=float("inf"))
+    claim("no margin given", False)
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entries == [{"statement": "gain above 2 s.e.", "holds": True, "margin": 1.5},
+                       {"statement": "exact difference", "holds": True, "margin": float("inf")},
+                       {"statement": "no margin given", "holds": False, "margin": None}]
+    assert capsys.readouterr().out.splitlines()[-1] == "✘ not supported by this run: no margin given"
+
+
+def test_claim_logs_nothing_without_the_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv("KGSLAB_CLAIM_LOG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    claim("quiet", True, margin=0.5)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("holds, margin", [(True, -0.1), (False, 0.1)])
+def test_a_margin_on_the_wrong_side_of_zero_is_refused(holds, margin):
+    # a margin that contradicts the verdict is a mis-written margin: it would report a close call as a safe one
+    with pytest.raises(ValueError, match="margin must be >= 0 when the claim holds"):
+        claim("contradiction", holds, margin=margin)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), "1.0", True, None.__class__])
+def test_a_margin_that_is_not_a_number_is_refused(bad):
+    with pytest.raises(TypeError, match="margin must be a real number"):
+        claim("bad margin", True, margin=bad)
