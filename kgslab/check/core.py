@@ -58,11 +58,14 @@ import io
 import numbers
 import os
 import signal
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+
+from . import closed as _closed
 
 __all__ = ["Case", "Exercise", "Record", "run_exercise", "allclose", "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
 
@@ -308,7 +311,11 @@ _RECORDS: dict[str, Record] = {}
 def _fallback(reference: Callable, student_name: str, key: str | None) -> Callable:
     """The reference, wrapped so that a later check recognises it as the kit's and not the student's."""
 
+    closed_as = _closed.closed_name(reference)
+
     def fallback(*args, **kwargs):
+        if closed_as:
+            _closed.refuse_if_closed(closed_as, sys._getframe(1))
         return reference(*args, **kwargs)
 
     fallback.__name__ = fallback.__qualname__ = student_name
@@ -341,32 +348,45 @@ def _printed_summary(text: str) -> list[str]:
     return [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
 
 
-def _call_student(student, args, kwargs, budget: float):
-    """Call the student's function with the output captured and the time limit; return (kind, value, printed)."""
+def _call_student(student, args, kwargs, budget: float, closed: frozenset = frozenset()):
+    """Call the student's function with the output captured, the time limit and the exercise's references
+    closed; return (kind, value, printed).  kind "closed" (value: the name called) wins over any other outcome,
+    so catching the ClosedReference error earns nothing."""
     buffer = io.StringIO()
+    calls: list[str] = []
     try:
         with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-            with _time_limit(budget):
+            with _closed.closing(closed) as calls, _time_limit(budget):
                 value = student(*args, **kwargs)
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
         return "returned", value, buffer.getvalue()
     except _OutOfTime:
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
         return "timeout", None, buffer.getvalue()
     except NotImplementedError as err:
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
         return "blank", err, buffer.getvalue()
     except BaseException as err:  # noqa: BLE001 -- the student's code may fail in any way, sys.exit() included
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
         return "raised", err, buffer.getvalue()
 
 
 def run_exercise(title: str, student: Callable, reference: Callable, cases: list[Case], *,
                  compare: Callable[[Any, Any], str | None] | None = None, hint: str = "",
                  key: str | None = None, time_limit: float | None = None,
-                 code_hint: bool = False) -> Callable:
+                 code_hint: bool = False, closed=()) -> Callable:
     """Check `student` against `reference` on `cases`; print a verdict; return the function to use.
 
     `hint` is the conceptual hint printed on a failure; `code_hint` says that a
     code-level hint exists for `key` (the verdict then says how to ask for it).
     `key` names the exercise for grading (its record); `time_limit` overrides
-    the limit in seconds for the student's calls over all cases.
+    the limit in seconds for the student's calls over all cases; `closed` are
+    the dotted names of the kit functions the student's function may not call
+    (`kgslab.check.closed`).
     """
     import time
 
@@ -381,6 +401,7 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     if time_limit is not None and _non_negative(time_limit, "time_limit") == 0:
         raise ValueError("time_limit must be > 0 seconds, got 0")
     compare = compare or allclose()
+    closed = frozenset(closed) | ({_closed.closed_name(reference)} - {None})
     name = getattr(student, "__name__", "your function")
     if time_limit is None:
         time_limit = GRADING_TIME_LIMIT if grading_mode() else TIME_LIMIT
@@ -412,13 +433,17 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
         expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
         given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
         started = time.perf_counter()
-        kind, got, printed = _call_student(student, given_args, given_kwargs, time_limit - spent)
+        kind, got, printed = _call_student(student, given_args, given_kwargs, time_limit - spent, closed)
         spent += time.perf_counter() - started
         lines.extend(_printed_summary(printed))
         if kind == "blank":
             return finish(False, f"{title}: not attempted yet ({name} still raises NotImplementedError).\n"
                                  f"  That's fine: write {name} above and run this cell again when you are ready.\n"
                                  f"{fallback_note}", fallback)
+        if kind == "closed":
+            return finish(False, f"{title}: ✘ {name} called `{got}` {where}: that is this exercise's reference "
+                                 f"(or computes the same answer), closed while your function runs. Write it "
+                                 f"yourself.\n{failed}", fallback)
         if kind == "timeout":
             return finish(False, f"{title}: ✘ {name} did not finish within the time limit of {time_limit:g} s "
                                  f"{where}: an endless loop? The cases are small; a correct function takes well "
@@ -443,6 +468,14 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     return finish(True, f"{title}: ✔ correct on {tests}. Using your {name}.", student)
 
 
+def _reference_name(key: str, reference: Callable) -> str:
+    """The name a student reads when calling the reference: its public dotted name, else the check's attribute."""
+    module, name = getattr(reference, "__module__", "") or "", getattr(reference, "__name__", "")
+    if module.startswith("kgslab.") and not name.startswith("_") and not module.startswith("kgslab.check"):
+        return f"{module}.{name}"
+    return f"kgslab.check.{key}.reference"
+
+
 def _points(points: int) -> str:
     return f"{points} point" if points == 1 else f"{points} points"
 
@@ -455,7 +488,8 @@ class Exercise:
     """
 
     def __init__(self, key: str, title: str, reference: Callable, cases: Callable[[], list[Case]], *,
-                 points: int, compare: Callable | None = None, hint: str = "", code_hint: str = ""):
+                 points: int, compare: Callable | None = None, hint: str = "", code_hint: str = "",
+                 closed: tuple = ()):
         _require(isinstance(key, str) and bool(key), "key", "the exercise's name (str)", key)
         _require(isinstance(title, str), "title", "the exercise's title (str)", title)
         _require(callable(reference), "reference", "the kit's reference function", reference)
@@ -466,6 +500,14 @@ class Exercise:
                  compare)
         _require(isinstance(hint, str), "hint", "a sentence (str)", hint)
         _require(isinstance(code_hint, str), "code_hint", "a sentence (str)", code_hint)
+        _require(isinstance(closed, (tuple, list)) and all(isinstance(n, str) for n in closed), "closed",
+                 "a tuple of dotted names of kit functions", closed)
+        self.closed = frozenset(_closed.close(closed))
+        reference_name = _reference_name(key, reference)
+        if not reference_name.startswith("kgslab.check."):
+            _closed.close([reference_name])            # wherever the kit holds it, not only in this check
+        reference = _closed.guard_function(reference, reference_name)
+        self.closed |= {_closed.closed_name(reference)}
         self.key, self.title, self.reference, self.cases = key, title, reference, cases
         self.points, self.compare, self.hint, self.code_hint = points, compare, hint, code_hint
         self.__name__ = key
@@ -473,7 +515,7 @@ class Exercise:
 
     def __call__(self, student: Callable) -> Callable:
         return run_exercise(self.title, student, self.reference, self.cases(), compare=self.compare,
-                            hint=self.hint, key=self.key, code_hint=bool(self.code_hint))
+                            hint=self.hint, key=self.key, code_hint=bool(self.code_hint), closed=self.closed)
 
     def __repr__(self) -> str:
         return f"<check {self.key}: {self.title}, {self.points} points>"

@@ -209,7 +209,7 @@ def _compare_em(expected, got):
 
 nb10_exercise_4 = Exercise(
     "nb10_exercise_4", "Exercise 10.4 (the EM loop)",
-    _em_reference, _nb10_exercise_4_cases, points=3, compare=_compare_em,
+    _em_reference, _nb10_exercise_4_cases, points=3, closed=("kgslab.kfd.label_noise_em",), compare=_compare_em,
     hint="start from the labels as they are (q_n one-hot at yhat_n) and one M-step for the Gaussians, with the "
          "flip rates at their starting values; then alternate: log-densities of the current Gaussians, E-step, "
          "stop once the log-likelihood rises by less than tol, else M-step. A rate started at 0 stays 0.",
@@ -245,6 +245,7 @@ def _diagnose_5(expected, got):
 nb10_exercise_5 = Exercise(
     "nb10_exercise_5", "Exercise 10.5 (the kernel Fisher direction)",
     kfd.fisher_direction, _nb10_exercise_5_cases, points=3,
+    closed=("kgslab.kfd.KFD.fit", "kgslab.kfd.LabelNoiseKFD.fit"),
     compare=_with_diagnosis(allclose(rtol=1e-6, atol=1e-9), _diagnose_5),
     hint="the rows of K_basis play the role of the inputs: M_y are their posterior-weighted class means, N the "
          "two weighted scatters around those means added up (not normalised), and alpha the maximiser of the "
