@@ -24,9 +24,13 @@ A tick is only ever earned by the student's own code:
 * a function that changes an input in place is told so, and is not adopted;
 * results are compared by type as well as by value (an array where an array
   is meant, a tuple where a tuple is meant, real numbers only);
-* the student's calls run under a time limit (`TIME_LIMIT` seconds for the
-  whole check, `GRADING_TIME_LIMIT` while nbgrader grades), so an endless loop
-  ends in a verdict, not a hung notebook;
+* the student's calls run in a forked child process (`forked`) that is killed
+  at the time limit (`TIME_LIMIT` seconds for the whole check,
+  `GRADING_TIME_LIMIT` while nbgrader grades), so an endless loop ends in a
+  verdict, not a hung notebook, even under a bare ``except:`` or inside C code;
+  only plain data comes back (`plain`);
+* the exercise's reference and its public twins are closed while the student's
+  function runs (`closed`): calling them is a ✘ that says so;
 * what the student's function prints is captured and summarised (first lines
   and a count), and the verdict is printed last;
 * ``sys.exit()`` and ``KeyboardInterrupt`` inside the function give a verdict;
@@ -66,6 +70,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import closed as _closed
+from . import forked, plain
 
 __all__ = ["Case", "Exercise", "Record", "run_exercise", "allclose", "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
 
@@ -247,8 +252,8 @@ class _OutOfTime(BaseException):
     """Raised inside the student's function when the time limit is reached.
 
     A BaseException, so that a student's ``except Exception`` does not swallow
-    it.  (A bare ``except:`` inside an endless loop swallows anything; there the
-    notebook's stop button, or nbgrader's own cell time-out, is the last resort.)
+    it.  Only used where there is no fork (Windows): a bare ``except:`` swallows
+    it, which is why the check prefers a child process it can kill.
     """
 
 
@@ -348,7 +353,7 @@ def _printed_summary(text: str) -> list[str]:
     return [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
 
 
-def _call_student(student, args, kwargs, budget: float, closed: frozenset = frozenset()):
+def _call_student(student, args, kwargs, budget: float | None, closed: frozenset = frozenset()):
     """Call the student's function with the output captured, the time limit and the exercise's references
     closed; return (kind, value, printed).  kind "closed" (value: the name called) wins over any other outcome,
     so catching the ClosedReference error earns nothing."""
@@ -356,7 +361,8 @@ def _call_student(student, args, kwargs, budget: float, closed: frozenset = froz
     calls: list[str] = []
     try:
         with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-            with _closed.closing(closed) as calls, _time_limit(budget):
+            with _closed.closing(closed) as calls, \
+                    (_time_limit(budget) if budget is not None else contextlib.nullcontext()):
                 value = student(*args, **kwargs)
         if calls:
             return "closed", calls[0], buffer.getvalue()
@@ -375,6 +381,43 @@ def _call_student(student, args, kwargs, budget: float, closed: frozenset = froz
         return "raised", err, buffer.getvalue()
 
 
+def _one_call(student, case: Case, reference, closed, budget: float | None) -> dict:
+    """Run the student's function on one case; its outcome as plain data (what crosses back from a child)."""
+    given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
+    kind, got, printed = _call_student(student, given_args, given_kwargs, budget, closed)
+    outcome = {"kind": kind, "printed": printed[-20000:]}
+    if kind == "closed":
+        outcome["value"] = got
+    elif kind == "raised":
+        outcome["value"] = [type(got).__name__, str(got)[:2000]]
+    elif kind == "returned":
+        outcome["changed"] = _changed_inputs(case, given_args, given_kwargs,
+                                             _argument_names(reference, len(case.args)))
+        try:
+            outcome["value"] = plain.dumps(got)
+        except plain.Unsendable as err:
+            outcome.update(kind="unreadable", value=f"{_type_name(got)} ({err})")
+    return outcome
+
+
+def _student_outcomes(student, cases, reference, time_limit: float, closed) -> list[dict]:
+    """The outcome of every case, up to the first that did not return: in a forked child that is killed at the
+    time limit (a hard stop), or, without fork, in this process under the soft limit."""
+    if forked.available():
+        return forked.run_forked(lambda index: _one_call(student, cases[index], reference, closed, None),
+                                 len(cases), time_limit)
+    import time
+
+    outcomes, spent = [], 0.0
+    for case in cases:
+        started = time.perf_counter()
+        outcomes.append(_one_call(student, case, reference, closed, max(time_limit - spent, 1e-3)))
+        spent += time.perf_counter() - started
+        if outcomes[-1]["kind"] != "returned":
+            break
+    return outcomes
+
+
 def run_exercise(title: str, student: Callable, reference: Callable, cases: list[Case], *,
                  compare: Callable[[Any, Any], str | None] | None = None, hint: str = "",
                  key: str | None = None, time_limit: float | None = None,
@@ -388,8 +431,6 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     the dotted names of the kit functions the student's function may not call
     (`kgslab.check.closed`).
     """
-    import time
-
     _require(isinstance(title, str), "title", "the exercise's title (str)", title)
     _require(callable(reference), "reference", "the kit's reference function", reference)
     _require(isinstance(cases, (list, tuple)) and bool(cases) and all(isinstance(case, Case) for case in cases), "cases",
@@ -427,15 +468,11 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     ask = (f"  For a code-level hint run check.hint(\"{key}\")." if code_hint and key and not grading_mode()
            else "")
     failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", ask, fallback_note]))
-    spent = 0.0
-    for number, case in enumerate(cases, start=1):
+    outcomes = _student_outcomes(student, cases, reference, time_limit, closed)
+    for number, (case, outcome) in enumerate(zip(cases, outcomes), start=1):
         where = f"on test {number} ({case.label})"
-        expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
-        given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
-        started = time.perf_counter()
-        kind, got, printed = _call_student(student, given_args, given_kwargs, time_limit - spent, closed)
-        spent += time.perf_counter() - started
-        lines.extend(_printed_summary(printed))
+        kind, got = outcome["kind"], outcome.get("value")
+        lines.extend(_printed_summary(outcome.get("printed", "")))
         if kind == "blank":
             return finish(False, f"{title}: not attempted yet ({name} still raises NotImplementedError).\n"
                                  f"  That's fine: write {name} above and run this cell again when you are ready.\n"
@@ -448,19 +485,27 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
             return finish(False, f"{title}: ✘ {name} did not finish within the time limit of {time_limit:g} s "
                                  f"{where}: an endless loop? The cases are small; a correct function takes well "
                                  f"under a second.\n{failed}", fallback)
+        if kind == "crashed":
+            return finish(False, f"{title}: ✘ {name} ended the Python process {where} (os._exit, or a crash in "
+                                 f"C code).\n{failed}", fallback)
         if kind == "raised":
-            what = {SystemExit: "called sys.exit() or exit() (SystemExit)",
-                    KeyboardInterrupt: "was interrupted (KeyboardInterrupt)"}.get(type(got))
-            what = what or f"raised {type(got).__name__}"
-            detail = f": {got}" if str(got) and not isinstance(got, SystemExit) else ""
+            error, message = got
+            what = {"SystemExit": "called sys.exit() or exit() (SystemExit)",
+                    "KeyboardInterrupt": "was interrupted (KeyboardInterrupt)"}.get(error)
+            what = what or f"raised {error}"
+            detail = f": {message}" if message and error != "SystemExit" else ""
             return finish(False, f"{title}: ✘ {name} {what} {where}{detail}\n{failed}", fallback)
-        changed = _changed_inputs(case, given_args, given_kwargs,
-                                  _argument_names(reference, len(case.args)))
+        if kind == "unreadable":
+            return finish(False, f"{title}: ✘ {name} returned {got} {where}, which the check cannot read: return "
+                                 f"numbers, numpy arrays, strings, or tuples and lists of them.\n{failed}", fallback)
+        changed = outcome["changed"]
         if changed:
             names = ", ".join(f"`{argument}`" for argument in changed)
             return finish(False, f"{title}: ✘ {name} changed its input {names} in place {where}. The caller's "
                                  f"data must stay as it was: work on a copy (e.g. K = K.copy()) or build a new "
                                  f"array (K = K / ... rather than K /= ...).\n{fallback_note}", fallback)
+        got = plain.loads(got)
+        expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
         problem = compare(expected, got)
         if problem:
             return finish(False, f"{title}: ✘ not yet right {where}: {problem}\n{failed}", fallback)
