@@ -44,12 +44,14 @@ and never while nbgrader grades, so one wrong attempt does not reveal the answer
 
 Grading.  Every check records its verdict under its name.  The locked test
 cell after a check, ``check.nb01_exercise_1_primal.grade()``, reads that
-record: while nbgrader autogrades or validates (it sets ``NBGRADER_EXECUTION``)
-it raises ``AssertionError`` unless the student's own function passed, so the
-cell's points go to the student's own work only; for a student at work it is
-silent when the exercise passes and prints one line when it does not.  Since a
-failing exercise is replaced by the reference, later exercises are graded on
-their own code, never on an earlier mistake.
+record: for a student at work (and nbgrader's validate) it is silent when the
+exercise passes and prints one line, or raises while nbgrader runs it, when it
+does not.  That record lives in the student's kernel, which the submission
+controls, so it is never what a course's grade rests on: in the course
+``python -m kgslab.assignments`` writes, `kgslab.grader` runs each graded
+function again outside the kernel and writes the test cell's outcome from its
+own verdict.  Since a failing exercise is replaced by the reference, later
+exercises are graded on their own code, never on an earlier mistake.
 """
 
 from __future__ import annotations
@@ -421,7 +423,7 @@ def _student_outcomes(student, cases, reference, time_limit: float, closed) -> l
 def run_exercise(title: str, student: Callable, reference: Callable, cases: list[Case], *,
                  compare: Callable[[Any, Any], str | None] | None = None, hint: str = "",
                  key: str | None = None, time_limit: float | None = None,
-                 code_hint: bool = False, closed=()) -> Callable:
+                 code_hint: bool = False, closed=(), outcomes: list[dict] | None = None) -> Callable:
     """Check `student` against `reference` on `cases`; print a verdict; return the function to use.
 
     `hint` is the conceptual hint printed on a failure; `code_hint` says that a
@@ -429,7 +431,9 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     `key` names the exercise for grading (its record); `time_limit` overrides
     the limit in seconds for the student's calls over all cases; `closed` are
     the dotted names of the kit functions the student's function may not call
-    (`kgslab.check.closed`).
+    (`kgslab.check.closed`).  `outcomes`, when given, are the student's
+    outcomes already computed elsewhere (the grader's child process), one per
+    case as `_one_call` writes them; the student's function is then not called.
     """
     _require(isinstance(title, str), "title", "the exercise's title (str)", title)
     _require(callable(reference), "reference", "the kit's reference function", reference)
@@ -468,7 +472,8 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     ask = (f"  For a code-level hint run check.hint(\"{key}\")." if code_hint and key and not grading_mode()
            else "")
     failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", ask, fallback_note]))
-    outcomes = _student_outcomes(student, cases, reference, time_limit, closed)
+    if outcomes is None:
+        outcomes = _student_outcomes(student, cases, reference, time_limit, closed)
     for number, (case, outcome) in enumerate(zip(cases, outcomes), start=1):
         where = f"on test {number} ({case.label})"
         kind, got = outcome["kind"], outcome.get("value")
@@ -529,12 +534,16 @@ class Exercise:
     """One exercise's check: ``f = check.nbNN_exercise_X(f)`` checks f; ``.grade()`` is its graded test.
 
     `cases` is a function returning the list of Case (built when the check
-    runs); `points` are the autograded points of its test cell.
+    runs); `points` are the autograded points of its test cell; `closed` the
+    dotted names of the public kit functions that compute the same answer
+    (closed while the student's function runs, with the reference); `hidden`
+    an optional function of a numpy Generator returning grading cases of other
+    sizes and shapes (`kgslab.check.hidden`).
     """
 
     def __init__(self, key: str, title: str, reference: Callable, cases: Callable[[], list[Case]], *,
                  points: int, compare: Callable | None = None, hint: str = "", code_hint: str = "",
-                 closed: tuple = ()):
+                 closed: tuple = (), hidden: Callable | None = None):
         _require(isinstance(key, str) and bool(key), "key", "the exercise's name (str)", key)
         _require(isinstance(title, str), "title", "the exercise's title (str)", title)
         _require(callable(reference), "reference", "the kit's reference function", reference)
@@ -553,6 +562,9 @@ class Exercise:
             _closed.close([reference_name])            # wherever the kit holds it, not only in this check
         reference = _closed.guard_function(reference, reference_name)
         self.closed |= {_closed.closed_name(reference)}
+        _require(hidden is None or callable(hidden), "hidden", "None or a function hidden(rng) -> list of Case",
+                 hidden)
+        self.hidden = hidden
         self.key, self.title, self.reference, self.cases = key, title, reference, cases
         self.points, self.compare, self.hint, self.code_hint = points, compare, hint, code_hint
         self.__name__ = key

@@ -98,7 +98,7 @@ nb02_exercise_2_table = Exercise(
     coursework.linear_regression_table, lambda: [Case("30 training / 30 test sinc points",
                                                       _sinc_split(30, 30, TABLE_CASE_SEED))],
     points=2,
-    closed=("kgslab.regression.linear_fit_errors", "kgslab.regression.ridge_errors"), compare=_compare_table,
+    closed=("kgslab.regression.ridge_errors",), compare=_compare_table,
     hint="choose the gammas: 0 first (least squares), then at least three increasing gamma > 0 spanning two "
          "powers of ten or more; row j of the errors is what your linear_fit_errors gives at gammas[j], "
          "training MSE then test MSE.",
