@@ -99,10 +99,11 @@ data: $(STAMP)
 clean:
 	rm -rf $(VENV) $(OLDEST) .pytest_cache
 
-# nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate): 15-30 minutes.
+# nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate, and every cheat of
+# tests/test_grading_cheats.py): an hour or more.
 # `make test` grades a representative notebook only.
 test-grading: $(STAMP)
-	KGSLAB_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -v --durations=0 tests/test_grading.py
+	KGSLAB_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -v -s --durations=0 tests/test_grading.py tests/test_grading_cheats.py
 
 # An nbgrader course directory in course/ (source/ from solutions/, nbgrader_config.py).
 assignments: $(STAMP)

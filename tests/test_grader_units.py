@@ -71,7 +71,9 @@ def test_hidden_cases_differ_by_student_and_never_equal_the_public_ones():
     public = exercise.cases()
     alice = hidden.hidden_cases(exercise, "secret", "alice")
     bob = hidden.hidden_cases(exercise, "secret", "bob")
-    assert len(alice) == len(public)
+    assert len(alice) == len(public) + 3                    # reseeded public cases, then other shapes (hidden=)
+    shapes = {case.args[0].shape for case in alice}
+    assert len(shapes) >= 5 and any(n < d for n, d in shapes) and any(n > d for n, d in shapes)
     for mine, theirs, shown in zip(alice, bob, public):
         assert mine.args[0].shape == shown.args[0].shape
         assert not np.allclose(mine.args[0], shown.args[0]) and not np.allclose(mine.args[0], theirs.args[0])
@@ -131,3 +133,9 @@ def test_every_solution_passes_outside_the_kernel(stem):
     for key in functions:
         passed, verdict = grader._verdict(check.exercises()[key], functions, key, sources, "alice")
         assert passed, verdict
+
+
+def test_constants_made_from_modules_are_kept_and_work_is_not():
+    kept = submission.definitions(["import numpy as np\nEPS = np.finfo(float).eps\nGRID = np.logspace(-3, 3, 7)\n"
+                                   "w = ridge_primal(X, y, 0.1)\nf = lambda: 0"])
+    assert kept == ["import numpy as np", "EPS = np.finfo(float).eps", "GRID = np.logspace(-3, 3, 7)"]
