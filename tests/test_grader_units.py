@@ -139,3 +139,12 @@ def test_constants_made_from_modules_are_kept_and_work_is_not():
     kept = submission.definitions(["import numpy as np\nEPS = np.finfo(float).eps\nGRID = np.logspace(-3, 3, 7)\n"
                                    "w = ridge_primal(X, y, 0.1)\nf = lambda: 0"])
     assert kept == ["import numpy as np", "EPS = np.finfo(float).eps", "GRID = np.logspace(-3, 3, 7)"]
+
+
+def test_in_the_child_the_reference_cannot_be_dug_out_of_its_guard():
+    digger = ("from kgslab import regression\ndef ridge_primal(X, y, gamma):\n"
+              "    for cell in regression.ridge.__closure__ or ():\n"
+              "        if callable(cell.cell_contents):\n            return cell.cell_contents(X, y, gamma)\n"
+              "    return regression.ridge(X, y, gamma)")
+    answers = sandbox.run_sandboxed(_request(digger), 20)
+    assert answers[-1]["kind"] in ("closed", "raised"), answers

@@ -36,7 +36,7 @@ import inspect
 import sys
 from typing import Callable, Iterable
 
-__all__ = ["ClosedReference", "close", "closing", "refuse_if_closed", "closed_name"]
+__all__ = ["ClosedReference", "close", "closing", "refuse_if_closed", "closed_name", "remove"]
 
 
 class ClosedReference(RuntimeError):
@@ -146,3 +146,39 @@ def closing(names: Iterable[str]):
     finally:
         _ACTIVE.pop()
         _CALLS.pop()
+
+
+def _stub(name: str) -> Callable:
+    def stub(*args, **kwargs):
+        refuse_if_closed(name, None)
+        raise ClosedReference(f"`{name}` is this exercise's reference: write it yourself.")
+
+    stub._kgslab_closed_name = name
+    return stub
+
+
+def _replace_everywhere(value, replacement) -> None:
+    for module_name, module in list(sys.modules.items()):
+        if module_name.split(".")[0] == "kgslab" and module is not None:
+            for key, held in list(vars(module).items()):
+                if held is value:
+                    setattr(module, key, replacement)
+
+
+def remove(names: Iterable[str], reference: Callable | None = None) -> None:
+    """Replace the named functions (and the guard `reference`) by stubs that always refuse, wherever a loaded
+    kgslab module holds them.
+
+    For the grader's child only, which never needs the exercise's reference
+    (the expected values are computed in the grader's own process): there the
+    original is not reachable through a guard's closure at all.
+    """
+    for name in names:
+        try:
+            owner, attribute, value = _resolve(name)
+        except (ValueError, AttributeError, ImportError):
+            continue
+        setattr(owner, attribute, _stub(name))
+        _replace_everywhere(value, getattr(owner, attribute))
+    if reference is not None:
+        _replace_everywhere(reference, _stub(closed_name(reference) or "the reference"))

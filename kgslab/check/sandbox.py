@@ -10,9 +10,10 @@ temporary directory that is removed afterwards, in a session of its own with
 limits on memory and CPU, and kills it at the time limit.  The child defines
 the student's program (its definitions only, `kgslab.check.submission`), binds
 the names of the notebook's *other* exercises to the kit's references (so one
-wrong exercise never costs another), closes the exercise's references, and
-writes one line of plain data per case (`kgslab.check.plain`).  The parent
-computes the expected values itself and compares.
+wrong exercise never costs another), closes the exercise's twins and replaces
+its reference by a stub that refuses (this child never needs it, and a stub
+holds no original to dig out), and writes one line of plain data per case
+(`kgslab.check.plain`).  The parent computes the expected values and compares.
 
 The request: ``{"key", "function", "others": {name: key}, "definitions":
 [source, ...], "cases": [{"public": i} | {"args": plain text}], "reseed": int}``.  A public
@@ -68,16 +69,21 @@ def _child_main() -> None:
     from kgslab.check import core, hidden
 
     exercise = check.exercises()[request["key"]]
+    from kgslab.check import closed
+
+    exercises = check.exercises()
+    others = {name: core._fallback(exercises[key].reference, name, key) for name, key in request["others"].items()}
+    cases = _request_cases(exercise, request["cases"])
+    own = closed.closed_name(exercise.reference)          # the twins stay guarded: other exercises' fall-backs use them
+    closed.remove([own] if own and not own.startswith("kgslab.check.") else [], exercise.reference)
+    exercise.reference = None                    # this child never needs it: the grader computes expected values
     namespace = {"__name__": "__student__", "__builtins__": __builtins__}
     for statement in request["definitions"]:
         try:
             exec(compile(statement, "<submission>", "exec"), namespace)   # noqa: S102 -- the point of the child
         except BaseException:  # noqa: BLE001 -- a definition that fails is left out, as the kernel would go on
             pass
-    exercises = check.exercises()
-    for name, key in request["others"].items():
-        namespace[name] = core._fallback(exercises[key].reference, name, key)
-    cases = _request_cases(exercise, request["cases"])
+    namespace.update(others)
     out.write(json.dumps({"kind": "ready"}) + "\n")
     out.flush()
     student = namespace.get(request["function"])
@@ -91,7 +97,7 @@ def _child_main() -> None:
         # A hidden case runs with the generators reseeded as when it was drawn, so that a function that seeds
         # its own generator from an argument (seed=3) meets the data the expected value was computed on.
         with hidden.reseeded(request["reseed"]) if "args" in spec else contextlib.nullcontext():
-            answer = core._one_call(student, case, exercise.reference, exercise.closed, None)
+            answer = core._one_call(student, case, student, exercise.closed, None)
         out.write(json.dumps(answer) + "\n")
         out.flush()
         if answer["kind"] != "returned":
