@@ -58,6 +58,17 @@ def _nb10_exercise_1_cases():
     return cases
 
 
+def _nb10_exercise_1_hidden(rng):
+    """Grading cases: noise rates in [0, 0.4) and true priors drawn at grading time."""
+    found = []
+    for _ in range(3):
+        noise = [float(rate) for rate in np.round(rng.uniform(0.0, 0.4, size=2), 3)]
+        first = float(np.round(rng.uniform(0.1, 0.9), 3))
+        found.append(Case(f"a grading case: noise {noise[0]:g} / {noise[1]:g}, priors {first:g} / {1 - first:g}",
+                          (noise, [first, 1.0 - first])))
+    return found
+
+
 def _diagnose_1(expected, got):
     observed, flip = (np.asarray(part, float) for part in got)
     if np.allclose(observed, expected[0]) and np.allclose(flip, expected[1][::-1]):
@@ -69,7 +80,7 @@ def _diagnose_1(expected, got):
 
 nb10_exercise_1 = Exercise(
     "nb10_exercise_1", "Exercise 10.1 (from noise rates to flip rates)",
-    kfd.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2,
+    kfd.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2, hidden=_nb10_exercise_1_hidden,
     compare=_with_diagnosis(allclose(), _diagnose_1),
     hint="write down the joint table P(y, yhat) = P(yhat | y) P(y) (true class in the rows). The observed "
          "priors are its column sums; gamma_k is the part of column k that is off the diagonal, as a share of "
