@@ -33,10 +33,14 @@ import contextlib
 import io
 
 from nbformat.v4 import new_output
-from traitlets import Float, Unicode
 
-from nbgrader.api import Gradebook
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor, OverwriteCells
+try:
+    from traitlets import Float, Unicode                 # nbgrader's configuration system
+    from nbgrader.api import Gradebook
+    from nbgrader.preprocessors import Execute, NbGraderPreprocessor, OverwriteCells
+except ModuleNotFoundError as missing:      # students never need it: grading happens on the instructor's side
+    raise ModuleNotFoundError("kgslab.grader runs inside nbgrader, on the instructor's side: pip install nbgrader "
+                              "(the kit's test extra has it)") from missing
 
 __all__ = ["GradeOutsideKernel", "ExecuteAndCarryOn", "FlagsForTheInstructor", "RestoreDeletedCells"]
 
