@@ -9,7 +9,7 @@ NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # Two workers, one per core; loadscope keeps all cells of one notebook on one worker (nbval needs that).
 XDIST := -n 2 --dist loadscope
 
-.PHONY: lab test test-grading assignments unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
+.PHONY: lab test test-grading assignments solutions-zip unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -105,11 +105,18 @@ data: $(STAMP)
 clean:
 	rm -rf $(VENV) $(OLDEST) .pytest_cache
 
-# nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate): 15-30 minutes.
+# nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate, and every cheat of
+# tests/test_grading_cheats.py): an hour or more.
 # `make test` grades a representative notebook only.
 test-grading: $(STAMP)
-	KGSLAB_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -v --durations=0 tests/test_grading.py
+	KGSLAB_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -v -s --durations=0 tests/test_grading.py tests/test_grading_cheats.py
 
 # An nbgrader course directory in course/ (source/ from solutions/, nbgrader_config.py).
 assignments: $(STAMP)
 	$(BIN)/python -m kgslab.assignments course
+
+# The instructor artifact: the ten solution notebooks, which the wheel (what students install) does not carry.
+solutions-zip: $(STAMP)
+	mkdir -p dist
+	cd solutions && ../$(BIN)/python -m zipfile -c ../dist/kgslab-solutions.zip [0-9][0-9]_*.ipynb
+	@echo "dist/kgslab-solutions.zip: instructors only (unzip it into the course's source/ or anywhere)"

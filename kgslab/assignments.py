@@ -9,9 +9,12 @@ writes COURSE_DIR (default ``course/``) with
   ``python -m kgslab.release --tag``), without its ``solution-only`` cells
   (worked answers' follow-ups), which nbgrader would otherwise copy into the
   students' release; the instructor reads them in solutions/;
-* ``nbgrader_config.py``: the course id, the solution stubs the kit uses, and a
+* ``nbgrader_config.py``: the course id, the solution stubs the kit uses, a
   cell time-out long enough for the paper-sized cells (the checks stop an
-  endless loop in a student's function long before it).
+  endless loop in a student's function long before it), kgslab's grading
+  preprocessors (`kgslab.grader`: the grade is decided outside the student's
+  kernel) and the course's secret for the hidden grading cases (kept when the
+  course is rebuilt; the file is made readable by its owner only).
 
 Data are found through the installed kgslab package, so nothing else is
 copied.  Then, from COURSE_DIR: ``nbgrader generate_assignment 01_duality``,
@@ -22,6 +25,8 @@ release, collect, ``nbgrader autograde 01_duality``, ``nbgrader formgrader``,
 from __future__ import annotations
 
 import argparse
+import re
+import secrets
 import sys
 from pathlib import Path
 
@@ -32,15 +37,52 @@ from .release import SOLUTIONS, ReleaseError, _sources, drop_solution_only, read
 COURSE_ID = "kgslab"
 CELL_TIMEOUT = 600
 
-CONFIG = f'''# nbgrader configuration written by python -m kgslab.assignments
+CONFIG = '''# nbgrader configuration written by python -m kgslab.assignments
 c = get_config()  # noqa: F821
-c.CourseDirectory.course_id = "{COURSE_ID}"
+c.CourseDirectory.course_id = "{course_id}"
 # The stubs kgslab's own release writes, so student copies look the same either way.
 c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # Some paper-sized cells take tens of seconds; each check limits a student's function on its own.
-c.Execute.timeout = {CELL_TIMEOUT}
+c.Execute.timeout = {timeout}
+# A deleted test cell comes back (and scores from the grader's verdict), not "needs manual grade";
+# kgslab.grader.RestoreDeletedCells puts it back after its check cell (nbgrader 0.9's own placement fails there).
+c.OverwriteCells.add_missing_cells = True
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "kgslab.grader.RestoreDeletedCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# The grade is decided outside the student's kernel (kgslab.grader): after the notebook runs, each graded
+# function is run again in a fresh, scrubbed child process on public and secret cases, and the test cell's
+# outcome is written from that verdict; the instructor's comments flag code that reached for the grade.
+c.Autograde.autograde_preprocessors = [
+    "kgslab.grader.ExecuteAndCarryOn",
+    "kgslab.grader.GradeOutsideKernel",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "kgslab.grader.FlagsForTheInstructor",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# The secret the hidden grading cases are drawn from. It stays in this course directory: never release it.
+c.GradeOutsideKernel.secret = "{secret}"
 '''
+
+_SECRET_LINE = re.compile(r'^c\.GradeOutsideKernel\.secret = "([0-9a-f]+)"$', re.MULTILINE)
+
+
+def _course_secret(config: Path) -> str:
+    """The secret of an existing course (so rebuilding keeps its hidden cases), else a new one."""
+    if config.exists():
+        found = _SECRET_LINE.search(config.read_text(encoding="utf-8"))
+        if found:
+            return found.group(1)
+    return secrets.token_hex(32)
 
 
 def build_course(course_dir: Path, solutions_dir: Path = SOLUTIONS, only: list[str] | None = None) -> list[str]:
@@ -58,7 +100,10 @@ def build_course(course_dir: Path, solutions_dir: Path = SOLUTIONS, only: list[s
         notebook.metadata.setdefault("kgslab", {})["name"] = path.stem
         release_notebook(notebook)                     # raises on anything that could publish a solution
     course_dir.mkdir(parents=True, exist_ok=True)
-    (course_dir / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    config = course_dir / "nbgrader_config.py"
+    config.write_text(CONFIG.format(course_id=COURSE_ID, timeout=CELL_TIMEOUT, secret=_course_secret(config)),
+                      encoding="utf-8")
+    config.chmod(0o600)                                # the secret: readable by the instructor only
     for path in sources:
         target = course_dir / "source" / path.stem
         target.mkdir(parents=True, exist_ok=True)

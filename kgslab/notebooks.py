@@ -26,7 +26,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ._resources import kit_folder
+from ._resources import kit_folder, solutions_missing
 from .release import student_state
 
 PATTERN = "[0-9][0-9]_*.ipynb"
@@ -36,6 +36,8 @@ def packaged_notebooks(kind: str = "notebooks") -> list[Path]:
     """The installed kit's student notebooks (kind="notebooks") or solutions (kind="solutions"), in order."""
     folder = kit_folder(kind)
     found = sorted(folder.glob(PATTERN))
+    if not found and kind == "solutions":
+        raise FileNotFoundError(solutions_missing())
     if not found:
         raise FileNotFoundError(f"the installed kit has no {kind} in {folder}: reinstall kgslab")
     return found

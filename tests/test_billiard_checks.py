@@ -4,6 +4,7 @@ import numpy as np
 
 from kgslab import billiard_reference, check
 from kgslab.papers import bt1999
+from written_out import written_out  # noqa: E402
 
 
 def blank(*args):
@@ -16,7 +17,7 @@ def flight_times_with_arctan(margins, slopes):
 
 
 def bounce_without_reflection(alpha, beta, K, y, last_wall=-1):
-    new_alpha, new_beta, wall, arc = billiard_reference.billiard_bounce(alpha, beta, K, y, last_wall)
+    new_alpha, new_beta, wall, arc = written_out(billiard_reference.billiard_bounce)(alpha, beta, K, y, last_wall)
     old_beta = -np.sin(arc) * alpha + np.cos(arc) * beta
     return new_alpha, old_beta, wall, arc
 
@@ -34,10 +35,10 @@ def rejection_with_less_or_equal(confidence, correct, thresholds):
 
 
 def test_references_pass(capsys):
-    assert check.nb09_exercise_1(lambda *a, **k: billiard_reference.flight_times(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_2(lambda *a, **k: billiard_reference.billiard_bounce(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_3(lambda *a, **k: billiard_reference.hoeffding_bounces(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_4(lambda *a, **k: bt1999.error_rejection_curve(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_1(lambda *a, **k: written_out(billiard_reference.flight_times)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_2(lambda *a, **k: written_out(billiard_reference.billiard_bounce)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_3(lambda *a, **k: written_out(billiard_reference.hoeffding_bounces)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_4(lambda *a, **k: written_out(bt1999.error_rejection_curve)(*a, **k)).__name__ == '<lambda>'
     assert capsys.readouterr().out.count("✔ correct on") == 4
 
 
@@ -67,12 +68,12 @@ def flight_times_unclipped(margins, slopes):
 
 
 def bounce_ignoring_last_wall(alpha, beta, K, y, last_wall=-1):
-    return billiard_reference.billiard_bounce(alpha, beta, K, y)
+    return written_out(billiard_reference.billiard_bounce)(alpha, beta, K, y)
 
 
 def bounce_in_place(alpha, beta, K, y, last_wall=-1):
     """The right values, but alpha is overwritten in the caller's array."""
-    new_alpha, new_beta, wall, arc = billiard_reference.billiard_bounce(alpha, beta, K, y, last_wall)
+    new_alpha, new_beta, wall, arc = written_out(billiard_reference.billiard_bounce)(alpha, beta, K, y, last_wall)
     alpha[:] = new_alpha
     return alpha, new_beta, wall, arc
 

@@ -16,6 +16,7 @@ from sklearn.model_selection import KFold, cross_val_score
 from kgslab import check, data, regression
 from kgslab.kernels import rbf_kernel
 from kgslab.papers import coursework
+from written_out import written_out
 
 GAMMAS = 10.0 ** np.arange(-6, 4)
 
@@ -74,7 +75,7 @@ def test_tune_gamma_is_sklearn_cross_validation_of_kernel_ridge(L, n_folds, seed
                                  cv=folds, scoring="neg_mean_squared_error")
         want.append(-scores.mean())
     np.testing.assert_allclose(errors, want, rtol=1e-7)
-    np.testing.assert_allclose(errors, [regression.cv_error(X, y, L, g, n_folds, seed) for g in gammas], rtol=1e-8)
+    np.testing.assert_allclose(errors, [written_out(regression.cv_error)(X, y, L, g, n_folds, seed) for g in gammas], rtol=1e-8)
     assert best == gammas[np.argmin(want)]
 
 
@@ -104,7 +105,7 @@ def test_bad_input_names_the_argument(call, words):
 # ---- the student's functions, as the notebooks' solutions write them ----------------------------------
 
 def ridge_errors(X_train, y_train, X_test, y_test, gammas):
-    return regression.ridge_errors(X_train, y_train, X_test, y_test, gammas)
+    return written_out(regression.ridge_errors)(X_train, y_train, X_test, y_test, gammas)
 
 
 def noise_study(gammas, n_train, n_draws=30, seed=0, levels=(0.1, 1.0, 3.0, 10.0), order="levels first",
@@ -172,22 +173,22 @@ def test_an_endless_experiment_ends_in_a_verdict(name, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("exercise, mistake, words", [
-    ("nb01_exercise_1_primal", lambda X, y, g: regression.ridge(X, y, g / len(y)), "without the factor l"),
-    ("nb01_exercise_1_dual", lambda X, y, g: regression.ridge_dual(X, y, g / len(y)), "without the factor l"),
-    ("nb02_exercise_3a", lambda K, y, g: regression.kernel_ridge(K, y, g / len(y)), "without the factor l"),
-    ("nb01_exercise_1_errors", lambda *a: regression.ridge_errors(*a)[::-1], "swapped"),
-    ("nb01_exercise_1_errors", lambda *a: tuple(20 * e for e in regression.ridge_errors(*a)), "factor close to 20"),
-    ("nb02_exercise_2", lambda *a: regression.linear_fit_errors(*a)[::-1], "swapped"),
+    ("nb01_exercise_1_primal", lambda X, y, g: written_out(regression.ridge)(X, y, g / len(y)), "without the factor l"),
+    ("nb01_exercise_1_dual", lambda X, y, g: written_out(regression.ridge_dual)(X, y, g / len(y)), "without the factor l"),
+    ("nb02_exercise_3a", lambda K, y, g: written_out(regression.kernel_ridge)(K, y, g / len(y)), "without the factor l"),
+    ("nb01_exercise_1_errors", lambda *a: written_out(regression.ridge_errors)(*a)[::-1], "swapped"),
+    ("nb01_exercise_1_errors", lambda *a: tuple(20 * e for e in written_out(regression.ridge_errors)(*a)), "factor close to 20"),
+    ("nb02_exercise_2", lambda *a: written_out(regression.linear_fit_errors)(*a)[::-1], "swapped"),
     ("nb02_exercise_2", lambda Xa, ya, Xb, yb, g: tuple(
-        np.mean((y - X @ regression.ridge(Xa, ya, g)) ** 2) for X, y in ((Xa, ya), (Xb, yb))), "no intercept"),
+        np.mean((y - X @ written_out(regression.ridge)(Xa, ya, g)) ** 2) for X, y in ((Xa, ya), (Xb, yb))), "no intercept"),
     ("nb02_exercise_3a_cv", lambda X, y, L, g, n_folds=5, random_state=0: float(np.mean([
-        np.mean((y[h] - rbf_kernel(X[h], X[t], L=L) @ regression.kernel_ridge(rbf_kernel(X[t], L=L), y[t], g)) ** 2)
+        np.mean((y[h] - rbf_kernel(X[h], X[t], L=L) @ written_out(regression.kernel_ridge)(rbf_kernel(X[t], L=L), y[t], g)) ** 2)
         for t, h in KFold(n_folds).split(X)])), "not shuffled"),
     ("nb02_exercise_3a_cv", lambda X, y, L, g, n_folds=5, random_state=0: float(np.mean([
-        np.mean((y[h] - rbf_kernel(X[h], X[t], L=L) @ regression.kernel_ridge(
+        np.mean((y[h] - rbf_kernel(X[h], X[t], L=L) @ written_out(regression.kernel_ridge)(
             rbf_kernel(X[t], L=L), y[t], g * len(y) / len(t))) ** 2)
         for t, h in KFold(n_folds, shuffle=True, random_state=random_state).split(X)])), "uses all the points"),
-    ("nb02_exercise_3a_cv", lambda *a, **k: k.get("n_folds", 5) * regression.cv_error(*a, **k), "number of folds"),
+    ("nb02_exercise_3a_cv", lambda *a, **k: k.get("n_folds", 5) * written_out(regression.cv_error)(*a, **k), "number of folds"),
 ])
 def test_solver_and_error_checks_name_the_mistake(exercise, mistake, words, capsys):
     passed, out = verdict(check.exercises()[exercise], mistake, capsys)
@@ -196,7 +197,7 @@ def test_solver_and_error_checks_name_the_mistake(exercise, mistake, words, caps
 
 def linear_table(X_train, y_train, X_test, y_test, gammas=(0.0, 1e-3, 1e-1, 10.0)):
     gammas = np.array(gammas)
-    return gammas, np.array([regression.linear_fit_errors(X_train, y_train, X_test, y_test, g) for g in gammas])
+    return gammas, np.array([written_out(regression.linear_fit_errors)(X_train, y_train, X_test, y_test, g) for g in gammas])
 
 
 def test_the_table_passes_with_the_students_own_gammas(capsys):
@@ -220,7 +221,7 @@ def test_the_table_refuses_typical_mistakes(mistake, words, capsys):
 
 
 def tune_gamma(X, y, L, gammas, n_folds=5, random_state=0):
-    errors = np.array([regression.cv_error(X, y, L, g, n_folds, random_state) for g in gammas])
+    errors = np.array([written_out(regression.cv_error)(X, y, L, g, n_folds, random_state) for g in gammas])
     return gammas[np.argmin(errors)], errors
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from kgslab import check, circle, kgs
+from written_out import written_out  # noqa: E402
 
 REFERENCES = [("nb08_exercise_1", circle.crossing_angles), ("nb08_exercise_2", circle.arc_errors_by_sweep),
               ("nb08_exercise_3", circle.step_on_circle), ("nb08_exercise_4", kgs.vote_draws)]
@@ -25,7 +26,7 @@ def test_reference_passes_and_blank_falls_back(name, reference, capsys):
     checker = getattr(check, name)
 
     def retyped(*args):  # a student who wrote the reference's code out
-        return reference(*args)
+        return written_out(reference)(*args)
 
     assert checker(retyped) is retyped
     assert "correct on all" in capsys.readouterr().out
@@ -40,7 +41,7 @@ def test_reference_passes_and_blank_falls_back(name, reference, capsys):
 def test_common_mistakes_are_caught(capsys):
     # Crossing angles without the labels: right only when every y is +1.
     def no_labels(w_outputs, v_outputs, y):
-        return circle.crossing_angles(w_outputs, v_outputs, np.ones_like(y))
+        return written_out(circle.crossing_angles)(w_outputs, v_outputs, np.ones_like(y))
 
     assert check.nb08_exercise_1(no_labels).__wrapped__ is circle.crossing_angles
     assert "not yet right" in capsys.readouterr().out
@@ -79,8 +80,8 @@ def test_common_mistakes_are_caught(capsys):
 
 
 def right_step(features, y, coords, direction, q, rng):
-    angles = circle.crossing_angles(features @ coords, features @ direction, y)
-    boundaries, errors = circle.arc_errors_by_sweep(angles)
+    angles = written_out(circle.crossing_angles)(features @ coords, features @ direction, y)
+    boundaries, errors = written_out(circle.arc_errors_by_sweep)(angles)
     theta = circle.sample_angle(boundaries, errors, q, rng)
     return np.cos(theta) * coords + np.sin(theta) * direction
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from kgslab import check, perceptron
+from written_out import written_out  # noqa: E402
 
 
 def blank(*args):
@@ -44,7 +45,7 @@ def novikoff(K, y, a):
 
 
 def test_written_solutions_pass(capsys):
-    assert check.nb07_exercise_5a(lambda *a, **k: perceptron.perceptron(*a, **k)).__name__ == '<lambda>'
+    assert check.nb07_exercise_5a(lambda *a, **k: written_out(perceptron.perceptron)(*a, **k)).__name__ == '<lambda>'
     assert check.nb07_exercise_5b(dual_perceptron) is dual_perceptron
     solve = lambda K, y, a: np.linalg.solve(K + a * np.eye(len(y)), y)  # noqa: E731
     assert check.nb07_exercise_5c(solve) is solve
@@ -91,7 +92,7 @@ def geometric_margin_in_place_of_functional(K, y, a):
 
 def alpha_as_ones_where_updated(X, y, max_epochs=100):
     """Marks the examples ever updated instead of counting the updates: w is right, alpha is not."""
-    w, alpha = perceptron.perceptron(X, y, max_epochs=max_epochs)
+    w, alpha = written_out(perceptron.perceptron)(X, y, max_epochs=max_epochs)
     return w, (alpha > 0).astype(float)
 
 

@@ -119,7 +119,7 @@ PROBE = textwrap.dedent('''
                       digest(data.kfd_toy_data(20, random_state=1)[0])],
         "result_json": data.load_result("_wheel_probe.json"),
         "result_csv": {k: v.tolist() for k, v in data.load_result("probe/_wheel_probe.csv").items()},
-        "release_check": release.check(),
+        "solutions_folder_exists": release.SOLUTIONS.exists(),
         "imported": imported,
         "kfd2001_result": sorted(importlib.import_module("kgslab.papers.kfd2001").load_result("kfd2001_toy_5000.json")),
     }
@@ -138,7 +138,7 @@ def test_the_wheel_holds_the_data_the_notebooks_and_the_licence(installed):
                      "kgslab/_files/results/probe/_wheel_probe.csv"):
         assert expected in names, f"the wheel lacks {expected}"
     assert sum(name.startswith("kgslab/_notebooks/") and name.endswith(".ipynb") for name in names) == 10
-    assert sum(name.startswith("kgslab/_solutions/") and name.endswith(".ipynb") for name in names) == 10
+    assert not [name for name in names if "_solutions" in name], "the student's wheel carries solutions"
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
     # Every module of the package, also in a subfolder without __init__.py (kgslab/papers/).
@@ -178,17 +178,19 @@ def test_every_loader_works_from_the_installed_wheel(installed):
     assert found["kfd2001_result"], "kgslab.papers.kfd2001 cannot read its committed result from the wheel"
     assert found["result_json"] == PROBE_JSON
     assert found["result_csv"] == {"q": [0.02, 0.04], "error": [0.058, 0.059]}
-    assert found["release_check"] == [], "the wheel's student notebooks are not a fresh release of its solutions"
+    assert found["solutions_folder_exists"] is False, "the installed wheel has solutions"
 
 
 def test_the_notebooks_command_copies_the_ten_and_a_student_notebook_runs_from_the_copy(installed):
     python, env, work, _ = installed
     home = work / "home" / "kgslab"
-    out = _run([python, "-m", "kgslab.notebooks", home, "--solutions"], cwd=work, env=env)
+    out = _run([python, "-m", "kgslab.notebooks", home], cwd=work, env=env)
     expected = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    assert len(expected) == 10 and "20 copied" in out
+    assert len(expected) == 10 and "10 copied" in out
     assert sorted(path.name for path in home.glob("*.ipynb")) == expected
-    assert sorted(path.name for path in (home / "solutions").glob("*.ipynb")) == expected
+    asked = subprocess.run([python, "-m", "kgslab.notebooks", home, "--solutions"], cwd=work, env=env,
+                           capture_output=True, text=True)
+    assert asked.returncode == 2 and "make solutions-zip" in asked.stderr, asked.stderr
     for name in expected:
         assert (home / name).read_bytes() == (ROOT / "notebooks" / name).read_bytes()
     assert "10 current" in _run([python, "-m", "kgslab.notebooks", home], cwd=work, env=env)

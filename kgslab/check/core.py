@@ -24,9 +24,13 @@ A tick is only ever earned by the student's own code:
 * a function that changes an input in place is told so, and is not adopted;
 * results are compared by type as well as by value (an array where an array
   is meant, a tuple where a tuple is meant, real numbers only);
-* the student's calls run under a time limit (`TIME_LIMIT` seconds for the
-  whole check, `GRADING_TIME_LIMIT` while nbgrader grades), so an endless loop
-  ends in a verdict, not a hung notebook;
+* the student's calls run in a forked child process (`forked`) that is killed
+  at the time limit (`TIME_LIMIT` seconds for the whole check,
+  `GRADING_TIME_LIMIT` while nbgrader grades), so an endless loop ends in a
+  verdict, not a hung notebook, even under a bare ``except:`` or inside C code;
+  only plain data comes back (`plain`);
+* the exercise's reference and its public twins are closed while the student's
+  function runs (`closed`): calling them is a ✘ that says so;
 * what the student's function prints is captured and summarised (first lines
   and a count), and the verdict is printed last;
 * ``sys.exit()`` and ``KeyboardInterrupt`` inside the function give a verdict;
@@ -40,12 +44,14 @@ and never while nbgrader grades, so one wrong attempt does not reveal the answer
 
 Grading.  Every check records its verdict under its name.  The locked test
 cell after a check, ``check.nb01_exercise_1_primal.grade()``, reads that
-record: while nbgrader autogrades or validates (it sets ``NBGRADER_EXECUTION``)
-it raises ``AssertionError`` unless the student's own function passed, so the
-cell's points go to the student's own work only; for a student at work it is
-silent when the exercise passes and prints one line when it does not.  Since a
-failing exercise is replaced by the reference, later exercises are graded on
-their own code, never on an earlier mistake.
+record: for a student at work (and nbgrader's validate) it is silent when the
+exercise passes and prints one line, or raises while nbgrader runs it, when it
+does not.  That record lives in the student's kernel, which the submission
+controls, so it is never what a course's grade rests on: in the course
+``python -m kgslab.assignments`` writes, `kgslab.grader` runs each graded
+function again outside the kernel and writes the test cell's outcome from its
+own verdict.  Since a failing exercise is replaced by the reference, later
+exercises are graded on their own code, never on an earlier mistake.
 """
 
 from __future__ import annotations
@@ -58,11 +64,15 @@ import io
 import numbers
 import os
 import signal
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+
+from . import closed as _closed
+from . import forked, plain
 
 __all__ = ["Case", "Exercise", "Record", "run_exercise", "allclose", "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
 
@@ -244,8 +254,8 @@ class _OutOfTime(BaseException):
     """Raised inside the student's function when the time limit is reached.
 
     A BaseException, so that a student's ``except Exception`` does not swallow
-    it.  (A bare ``except:`` inside an endless loop swallows anything; there the
-    notebook's stop button, or nbgrader's own cell time-out, is the last resort.)
+    it.  Only used where there is no fork (Windows): a bare ``except:`` swallows
+    it, which is why the check prefers a child process it can kill.
     """
 
 
@@ -308,7 +318,11 @@ _RECORDS: dict[str, Record] = {}
 def _fallback(reference: Callable, student_name: str, key: str | None) -> Callable:
     """The reference, wrapped so that a later check recognises it as the kit's and not the student's."""
 
+    closed_as = _closed.closed_name(reference)
+
     def fallback(*args, **kwargs):
+        if closed_as:
+            _closed.refuse_if_closed(closed_as, sys._getframe(1))
         return reference(*args, **kwargs)
 
     fallback.__name__ = fallback.__qualname__ = student_name
@@ -341,35 +355,86 @@ def _printed_summary(text: str) -> list[str]:
     return [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
 
 
-def _call_student(student, args, kwargs, budget: float):
-    """Call the student's function with the output captured and the time limit; return (kind, value, printed)."""
+def _call_student(student, args, kwargs, budget: float | None, closed: frozenset = frozenset()):
+    """Call the student's function with the output captured, the time limit and the exercise's references
+    closed; return (kind, value, printed).  kind "closed" (value: the name called) wins over any other outcome,
+    so catching the ClosedReference error earns nothing."""
     buffer = io.StringIO()
+    calls: list[str] = []
     try:
         with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-            with _time_limit(budget):
+            with _closed.closing(closed) as calls, \
+                    (_time_limit(budget) if budget is not None else contextlib.nullcontext()):
                 value = student(*args, **kwargs)
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
         return "returned", value, buffer.getvalue()
     except _OutOfTime:
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
         return "timeout", None, buffer.getvalue()
     except NotImplementedError as err:
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
         return "blank", err, buffer.getvalue()
     except BaseException as err:  # noqa: BLE001 -- the student's code may fail in any way, sys.exit() included
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
         return "raised", err, buffer.getvalue()
+
+
+def _one_call(student, case: Case, reference, closed, budget: float | None) -> dict:
+    """Run the student's function on one case; its outcome as plain data (what crosses back from a child)."""
+    given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
+    kind, got, printed = _call_student(student, given_args, given_kwargs, budget, closed)
+    outcome = {"kind": kind, "printed": printed[-20000:]}
+    if kind == "closed":
+        outcome["value"] = got
+    elif kind == "raised":
+        outcome["value"] = [type(got).__name__, str(got)[:2000]]
+    elif kind == "returned":
+        outcome["changed"] = _changed_inputs(case, given_args, given_kwargs,
+                                             _argument_names(reference, len(case.args)))
+        try:
+            outcome["value"] = plain.dumps(got)
+        except plain.Unsendable as err:
+            outcome.update(kind="unreadable", value=f"{_type_name(got)} ({err})")
+    return outcome
+
+
+def _student_outcomes(student, cases, reference, time_limit: float, closed) -> list[dict]:
+    """The outcome of every case, up to the first that did not return: in a forked child that is killed at the
+    time limit (a hard stop), or, without fork, in this process under the soft limit."""
+    if forked.available():
+        return forked.run_forked(lambda index: _one_call(student, cases[index], reference, closed, None),
+                                 len(cases), time_limit)
+    import time
+
+    outcomes, spent = [], 0.0
+    for case in cases:
+        started = time.perf_counter()
+        outcomes.append(_one_call(student, case, reference, closed, max(time_limit - spent, 1e-3)))
+        spent += time.perf_counter() - started
+        if outcomes[-1]["kind"] != "returned":
+            break
+    return outcomes
 
 
 def run_exercise(title: str, student: Callable, reference: Callable, cases: list[Case], *,
                  compare: Callable[[Any, Any], str | None] | None = None, hint: str = "",
                  key: str | None = None, time_limit: float | None = None,
-                 code_hint: bool = False) -> Callable:
+                 code_hint: bool = False, closed=(), outcomes: list[dict] | None = None) -> Callable:
     """Check `student` against `reference` on `cases`; print a verdict; return the function to use.
 
     `hint` is the conceptual hint printed on a failure; `code_hint` says that a
     code-level hint exists for `key` (the verdict then says how to ask for it).
     `key` names the exercise for grading (its record); `time_limit` overrides
-    the limit in seconds for the student's calls over all cases.
+    the limit in seconds for the student's calls over all cases; `closed` are
+    the dotted names of the kit functions the student's function may not call
+    (`kgslab.check.closed`).  `outcomes`, when given, are the student's
+    outcomes already computed elsewhere (the grader's child process), one per
+    case as `_one_call` writes them; the student's function is then not called.
     """
-    import time
-
     _require(isinstance(title, str), "title", "the exercise's title (str)", title)
     _require(callable(reference), "reference", "the kit's reference function", reference)
     _require(isinstance(cases, (list, tuple)) and bool(cases) and all(isinstance(case, Case) for case in cases), "cases",
@@ -381,6 +446,7 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     if time_limit is not None and _non_negative(time_limit, "time_limit") == 0:
         raise ValueError("time_limit must be > 0 seconds, got 0")
     compare = compare or allclose()
+    closed = frozenset(closed) | ({_closed.closed_name(reference)} - {None})
     name = getattr(student, "__name__", "your function")
     if time_limit is None:
         time_limit = GRADING_TIME_LIMIT if grading_mode() else TIME_LIMIT
@@ -406,41 +472,58 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     ask = (f"  For a code-level hint run check.hint(\"{key}\")." if code_hint and key and not grading_mode()
            else "")
     failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", ask, fallback_note]))
-    spent = 0.0
-    for number, case in enumerate(cases, start=1):
+    if outcomes is None:
+        outcomes = _student_outcomes(student, cases, reference, time_limit, closed)
+    for number, (case, outcome) in enumerate(zip(cases, outcomes), start=1):
         where = f"on test {number} ({case.label})"
-        expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
-        given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
-        started = time.perf_counter()
-        kind, got, printed = _call_student(student, given_args, given_kwargs, time_limit - spent)
-        spent += time.perf_counter() - started
-        lines.extend(_printed_summary(printed))
+        kind, got = outcome["kind"], outcome.get("value")
+        lines.extend(_printed_summary(outcome.get("printed", "")))
         if kind == "blank":
             return finish(False, f"{title}: not attempted yet ({name} still raises NotImplementedError).\n"
                                  f"  That's fine: write {name} above and run this cell again when you are ready.\n"
                                  f"{fallback_note}", fallback)
+        if kind == "closed":
+            return finish(False, f"{title}: ✘ {name} called `{got}` {where}: that is this exercise's reference "
+                                 f"(or computes the same answer), closed while your function runs. Write it "
+                                 f"yourself.\n{failed}", fallback)
         if kind == "timeout":
             return finish(False, f"{title}: ✘ {name} did not finish within the time limit of {time_limit:g} s "
                                  f"{where}: an endless loop? The cases are small; a correct function takes well "
                                  f"under a second.\n{failed}", fallback)
+        if kind == "crashed":
+            return finish(False, f"{title}: ✘ {name} ended the Python process {where} (os._exit, or a crash in "
+                                 f"C code).\n{failed}", fallback)
         if kind == "raised":
-            what = {SystemExit: "called sys.exit() or exit() (SystemExit)",
-                    KeyboardInterrupt: "was interrupted (KeyboardInterrupt)"}.get(type(got))
-            what = what or f"raised {type(got).__name__}"
-            detail = f": {got}" if str(got) and not isinstance(got, SystemExit) else ""
+            error, message = got
+            what = {"SystemExit": "called sys.exit() or exit() (SystemExit)",
+                    "KeyboardInterrupt": "was interrupted (KeyboardInterrupt)"}.get(error)
+            what = what or f"raised {error}"
+            detail = f": {message}" if message and error != "SystemExit" else ""
             return finish(False, f"{title}: ✘ {name} {what} {where}{detail}\n{failed}", fallback)
-        changed = _changed_inputs(case, given_args, given_kwargs,
-                                  _argument_names(reference, len(case.args)))
+        if kind == "unreadable":
+            return finish(False, f"{title}: ✘ {name} returned {got} {where}, which the check cannot read: return "
+                                 f"numbers, numpy arrays, strings, or tuples and lists of them.\n{failed}", fallback)
+        changed = outcome["changed"]
         if changed:
             names = ", ".join(f"`{argument}`" for argument in changed)
             return finish(False, f"{title}: ✘ {name} changed its input {names} in place {where}. The caller's "
                                  f"data must stay as it was: work on a copy (e.g. K = K.copy()) or build a new "
                                  f"array (K = K / ... rather than K /= ...).\n{fallback_note}", fallback)
+        got = plain.loads(got)
+        expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
         problem = compare(expected, got)
         if problem:
             return finish(False, f"{title}: ✘ not yet right {where}: {problem}\n{failed}", fallback)
     tests = {1: "the test", 2: "both tests"}.get(len(cases), f"all {len(cases)} tests")
     return finish(True, f"{title}: ✔ correct on {tests}. Using your {name}.", student)
+
+
+def _reference_name(key: str, reference: Callable) -> str:
+    """The name a student reads when calling the reference: its public dotted name, else the check's attribute."""
+    module, name = getattr(reference, "__module__", "") or "", getattr(reference, "__name__", "")
+    if module.startswith("kgslab.") and not name.startswith("_") and not module.startswith("kgslab.check"):
+        return f"{module}.{name}"
+    return f"kgslab.check.{key}.reference"
 
 
 def _points(points: int) -> str:
@@ -451,11 +534,16 @@ class Exercise:
     """One exercise's check: ``f = check.nbNN_exercise_X(f)`` checks f; ``.grade()`` is its graded test.
 
     `cases` is a function returning the list of Case (built when the check
-    runs); `points` are the autograded points of its test cell.
+    runs); `points` are the autograded points of its test cell; `closed` the
+    dotted names of the public kit functions that compute the same answer
+    (closed while the student's function runs, with the reference); `hidden`
+    an optional function of a numpy Generator returning grading cases of other
+    sizes and shapes (`kgslab.check.hidden`).
     """
 
     def __init__(self, key: str, title: str, reference: Callable, cases: Callable[[], list[Case]], *,
-                 points: int, compare: Callable | None = None, hint: str = "", code_hint: str = ""):
+                 points: int, compare: Callable | None = None, hint: str = "", code_hint: str = "",
+                 closed: tuple = (), hidden: Callable | None = None):
         _require(isinstance(key, str) and bool(key), "key", "the exercise's name (str)", key)
         _require(isinstance(title, str), "title", "the exercise's title (str)", title)
         _require(callable(reference), "reference", "the kit's reference function", reference)
@@ -466,6 +554,17 @@ class Exercise:
                  compare)
         _require(isinstance(hint, str), "hint", "a sentence (str)", hint)
         _require(isinstance(code_hint, str), "code_hint", "a sentence (str)", code_hint)
+        _require(isinstance(closed, (tuple, list)) and all(isinstance(n, str) for n in closed), "closed",
+                 "a tuple of dotted names of kit functions", closed)
+        self.closed = frozenset(_closed.close(closed))
+        reference_name = _reference_name(key, reference)
+        if not reference_name.startswith("kgslab.check."):
+            _closed.close([reference_name])            # wherever the kit holds it, not only in this check
+        reference = _closed.guard_function(reference, reference_name)
+        self.closed |= {_closed.closed_name(reference)}
+        _require(hidden is None or callable(hidden), "hidden", "None or a function hidden(rng) -> list of Case",
+                 hidden)
+        self.hidden = hidden
         self.key, self.title, self.reference, self.cases = key, title, reference, cases
         self.points, self.compare, self.hint, self.code_hint = points, compare, hint, code_hint
         self.__name__ = key
@@ -473,7 +572,7 @@ class Exercise:
 
     def __call__(self, student: Callable) -> Callable:
         return run_exercise(self.title, student, self.reference, self.cases(), compare=self.compare,
-                            hint=self.hint, key=self.key, code_hint=bool(self.code_hint))
+                            hint=self.hint, key=self.key, code_hint=bool(self.code_hint), closed=self.closed)
 
     def __repr__(self) -> str:
         return f"<check {self.key}: {self.title}, {self.points} points>"

@@ -36,10 +36,24 @@ def _solver_cases(reference, compare):
     return cases
 
 
+def _solver_hidden(rng):
+    """Grading cases of other shapes (more features than points, many points, square), drawn at grading time."""
+    found = []
+    for n, d in [(int(rng.integers(3, 9)), int(rng.integers(10, 30))), (int(rng.integers(40, 90)),
+                 int(rng.integers(2, 8))), (7, 7)]:
+        X = rng.standard_normal((n, d)) * rng.uniform(0.2, 5.0)
+        gamma = float(10.0 ** rng.uniform(-3, 1))
+        found.append(Case(f"a grading case: {n} points in R^{d}, gamma = {gamma:.3g}",
+                          (X, X @ rng.standard_normal(d) + rng.standard_normal(n), gamma)))
+    return found
+
+
 _primal_compare = Diagnosed()
 nb01_exercise_1_primal = Exercise(
     "nb01_exercise_1_primal", "Exercise 1 (primal ridge regression)",
-    regression.ridge, _solver_cases(regression.ridge, _primal_compare), points=2, compare=_primal_compare,
+    regression.ridge, _solver_cases(regression.ridge, _primal_compare), points=2,
+    closed=("kgslab.regression.ridge_dual", "kgslab.regression.kernel_ridge"), compare=_primal_compare,
+    hidden=_solver_hidden,
     hint="w* solves the normal equations of ridge regression, a d x d linear system (d = the number of "
          "features); its matrix is X'X plus the penalty gamma l times the identity, its right-hand side X'y.",
     code_hint="l, d = X.shape, then np.linalg.solve(X.T @ X + gamma * l * np.eye(d), X.T @ y).")
@@ -48,7 +62,9 @@ nb01_exercise_1_primal = Exercise(
 _dual_compare = Diagnosed()
 nb01_exercise_1_dual = Exercise(
     "nb01_exercise_1_dual", "Exercise 1 (dual ridge regression, eq. 2)",
-    regression.ridge_dual, _solver_cases(regression.ridge_dual, _dual_compare), points=2, compare=_dual_compare,
+    regression.ridge_dual, _solver_cases(regression.ridge_dual, _dual_compare), points=2,
+    closed=("kgslab.regression.ridge", "kgslab.regression.kernel_ridge"), compare=_dual_compare,
+    hidden=_solver_hidden,
     hint="alpha* has one entry per training point: eq. (2) is an l x l system whose matrix is built from the "
          "inner products between training points (XX', not X'X) plus gamma l times the identity.",
     code_hint="l = X.shape[0], then np.linalg.solve(X @ X.T + gamma * l * np.eye(l), y).")

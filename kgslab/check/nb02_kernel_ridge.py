@@ -50,7 +50,8 @@ def _nb02_exercise_2_cases():
 _line_compare = Diagnosed()
 nb02_exercise_2 = Exercise(
     "nb02_exercise_2", "Exercise 2 (linear regression on sinc)",
-    regression.linear_fit_errors, _nb02_exercise_2_cases, points=3, compare=_line_compare,
+    regression.linear_fit_errors, _nb02_exercise_2_cases, points=3,
+    closed=("kgslab.regression.ridge_errors",), compare=_line_compare,
     hint="fit the line y = w x + b on the training set by ridge regression on the data with a column of ones "
          "appended (that column's weight is b; gamma = 0 is least squares), with l the number of training "
          "points; return (training MSE, test MSE) as a tuple of two numbers.",
@@ -96,7 +97,8 @@ nb02_exercise_2_table = Exercise(
     "nb02_exercise_2_table", "Exercise 2 (the table of LSR and RR)",
     coursework.linear_regression_table, lambda: [Case("30 training / 30 test sinc points",
                                                       _sinc_split(30, 30, TABLE_CASE_SEED))],
-    points=2, compare=_compare_table,
+    points=2,
+    closed=("kgslab.regression.ridge_errors",), compare=_compare_table,
     hint="choose the gammas: 0 first (least squares), then at least three increasing gamma > 0 spanning two "
          "powers of ten or more; row j of the errors is what your linear_fit_errors gives at gammas[j], "
          "training MSE then test MSE.",
@@ -129,7 +131,8 @@ def _nb02_exercise_3a_cases():
 _kernel_ridge_compare = Diagnosed()
 nb02_exercise_3a = Exercise(
     "nb02_exercise_3a", "Exercise 3a (kernel ridge regression, eq. 5)",
-    regression.kernel_ridge, _nb02_exercise_3a_cases, points=2, compare=_kernel_ridge_compare,
+    regression.kernel_ridge, _nb02_exercise_3a_cases, points=2,
+    closed=("kgslab.regression.ridge_dual",), compare=_kernel_ridge_compare,
     hint="eq. (5): alpha* has one entry per training point and solves the l x l system whose matrix is the Gram "
          "matrix K plus gamma l times the identity (l = the number of training points), right-hand side y.",
     code_hint="l = len(y); return np.linalg.solve(K + gamma * l * np.eye(l), y).")

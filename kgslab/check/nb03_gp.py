@@ -79,7 +79,7 @@ def _diagnose_log_evidence(expected, got):
 
 nb03_exercise_4a = Exercise(
     "nb03_exercise_4a", "Exercise 4a (log evidence, eq. 16)",
-    _log_evidence_scalar, _nb03_exercise_4a_cases, points=3,
+    _log_evidence_scalar, _nb03_exercise_4a_cases, points=3, closed=("kgslab.regression.log_evidence",),
     compare=_diagnose_log_evidence,
     hint="eq. (16) has three terms: -1/2 y'(K + sigma2 I)^{-1} y, -1/2 ln det(K + sigma2 I) and "
          "-(l/2) ln(2 pi). Test 4 has 400 points: there det(K + sigma2 I) itself is 0 in floating point, "
@@ -107,7 +107,7 @@ def _nb03_exercise_4a_curve_cases():
 
 nb03_exercise_4a_curve = Exercise(
     "nb03_exercise_4a_curve", "Exercise 4a (the evidence curve and its maximum)",
-    _evidence_curve, _nb03_exercise_4a_curve_cases, points=1,
+    _evidence_curve, _nb03_exercise_4a_curve_cases, points=1, closed=("kgslab.regression.log_evidence",),
     compare=allclose(rtol=1e-7),
     hint="the result is a tuple (curve, best_sigma2): curve[k] is ln p(y) of eq. (16) at sigma2s[k] (your "
          "log_evidence, one value at a time), and best_sigma2 is the value of sigma2s (not its position) "
@@ -179,7 +179,7 @@ def _nb03_exercise_4c_cases():
 
 nb03_exercise_4c = Exercise(
     "nb03_exercise_4c", "Exercise 4c (bonus: the evidence against the kernel width L)",
-    _evidence_over_widths, _nb03_exercise_4c_cases, points=2,
+    _evidence_over_widths, _nb03_exercise_4c_cases, points=2, closed=("kgslab.regression.log_evidence",),
     compare=allclose(rtol=1e-7),
     hint="each width L is a new kernel matrix K (eq. 17 on the training inputs X) with sigma2 fixed; the "
          "result is a tuple (curve, best_L): ln p(y) for each width, and the width (not its position) where "

@@ -30,9 +30,18 @@ def _cases():
     ]
 
 
+def _kernel_hidden(rng):
+    """Grading cases of other sizes: Gram matrices of 2 to 12 points in 1 to 6 dimensions, lengths far apart."""
+    found = []
+    for n, d in [(int(rng.integers(2, 5)), 1), (int(rng.integers(8, 13)), int(rng.integers(2, 7)))]:
+        features = rng.standard_normal((n, d)) * rng.uniform(0.3, 6.0, size=(n, 1))
+        found.append(Case(f"a grading case: K = X X' for {n} points in R^{d}", (features @ features.T,)))
+    return found
+
+
 nb04_exercise_5a = Exercise(
     "nb04_exercise_5a", "Exercise 5a (normalise a kernel, eq. 19)",
-    kernels.normalise, _cases, points=2,
+    kernels.normalise, _cases, points=2, hidden=_kernel_hidden,
     compare=allclose(rtol=1e-9, atol=1e-12),
     hint="eq. (19) divides every entry K_ij by the lengths of both feature vectors, ||phi(x_i)|| = sqrt(K_ii) "
          "and ||phi(x_j)|| = sqrt(K_jj), so every diagonal entry of the result is 1 and no entry exceeds 1 "
@@ -43,7 +52,7 @@ nb04_exercise_5a = Exercise(
 
 nb04_exercise_5b = Exercise(
     "nb04_exercise_5b", "Exercise 5b (centre a kernel, eq. 21)",
-    kernels.centre, _cases, points=2,
+    kernels.centre, _cases, points=2, hidden=_kernel_hidden,
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="eq. (21) subtracts from K the mean of each column, the mean of each row, and adds back the mean "
          "of all entries (the (1/l) 1 1' K, (1/l) K 1 1' and (1/l^2) 1 1' K 1 1' terms). Every row and "

@@ -71,6 +71,7 @@ _SHARED_CODE_HINT = ("np.clip(values, low, high) clips a whole vector to the box
 nb05_exercise_6_no_bias = Exercise(
     "nb05_exercise_6_no_bias", "Exercise 6 (kernel adatron without bias, eq. 22)",
     adatron.adatron_no_bias, _cases, points=4,
+    closed=("kgslab.adatron.kernel_adatron", "kgslab.adatron.KernelAdatron.fit"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the gradient of f in eq. (22) is g = 1 - (K o yy') alpha, the elementwise product of K with yy' "
          "times alpha. " + _SHARED_HINT,
@@ -80,6 +81,7 @@ nb05_exercise_6_no_bias = Exercise(
 nb05_exercise_6_with_bias = Exercise(
     "nb05_exercise_6_with_bias", "Exercise 6 (kernel adatron with bias)",
     adatron.adatron_with_bias, _cases, points=3,
+    closed=("kgslab.adatron.kernel_adatron", "kgslab.adatron.KernelAdatron.fit"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the result is a tuple (alpha, b). The predictions z = K(y o alpha) + b include the bias, and the "
          "bias step b <- b + y'alpha / 4 (step 6) comes after alpha_i has changed, every iteration. "
@@ -137,7 +139,7 @@ def _diagnose_cv(expected, got):
 
 nb05_exercise_6_cv = Exercise(
     "nb05_exercise_6_cv", "Exercise 6 (tune C by cross-validation with your adatron)",
-    _cross_validate_C, _cv_cases, points=2,
+    _cross_validate_C, _cv_cases, points=2, closed=("kgslab.adatron.KernelAdatron.fit",),
     compare=_diagnose_cv,
     hint="for every C and every fold: train your adatron_with_bias (eta = 1, tol and max_iter at their "
          "defaults) on the fold's training rows only (K restricted to those rows AND columns), then score the "

@@ -85,15 +85,29 @@ _KERNEL_HINT = ("K[i, j] is the sum, over the words the two documents share, of 
                 "(section 4): compare one wrong entry with the two documents of that test. Take the words from "
                 "kgslab.text.words (lower-cased runs of letters), as the reference does.")
 
+_HIDDEN_WORDS = ("the law protects freedom of person press canton Federation vote VOTE L'État liberté élu "
+                 "art.12 paragraph 26 shall legislate guaranteed").split()
+
+
+def _kernel_hidden(rng):
+    """Grading cases: 2 to 6 documents of 1 to 12 words drawn from a vocabulary with case, accents and digits."""
+    found = []
+    for _ in range(2):
+        docs = [" ".join(rng.choice(_HIDDEN_WORDS, size=int(rng.integers(1, 13))).tolist())
+                for _ in range(int(rng.integers(2, 7)))]
+        found.append(Case(f"a grading case: {len(docs)} documents drawn from a small vocabulary", (docs,)))
+    return found
+
+
 nb06_exercise_7_naive = Exercise(
     "nb06_exercise_7_naive", "Exercise 7 (bag-of-words kernel, dictionary version)",
-    text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels,
+    text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
     hint=_KERNEL_HINT, code_hint=_NAIVE_CODE)
 
 
 nb06_exercise_7_sparse = Exercise(
     "nb06_exercise_7_sparse", "Exercise 7 (bag-of-words kernel, sparse counts)",
-    text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels,
+    text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
     hint=_KERNEL_HINT + " In the count matrix C, row d is document d and column w one dictionary word: "
                         "C[d, w] must be the number of occurrences, so repeated (row, column) pairs have to add up.",
     code_hint=_SPARSE_CODE)

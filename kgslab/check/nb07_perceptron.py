@@ -71,7 +71,7 @@ def _novikoff(K, y, a):
 
 nb07_exercise_5a = Exercise(
     "nb07_exercise_5a", "Question 5(a) (the perceptron and its alpha)",
-    _perceptron, _primal_cases, points=3,
+    _perceptron, _primal_cases, points=3, closed=("kgslab.perceptron.perceptron",),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="Compare with your answer to (a): w starts at 0 and changes only in the update step, so alpha has to "
          "change exactly when w does, for the expansion of w in (a) to hold after every step. The test is the "
@@ -84,6 +84,7 @@ nb07_exercise_5a = Exercise(
 nb07_exercise_5b = Exercise(
     "nb07_exercise_5b", "Question 5(b) (the kernel perceptron)",
     _perceptron_alpha, _kernel_cases, points=3,
+    closed=("kgslab.perceptron.kernel_perceptron", "kgslab.perceptron.KernelPerceptron.fit"),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="Your answer to (b): the mistake test on example j needs only the coefficients of (a), the labels and "
          "the kernel values between x_j and the training points, and an update of w changes one coefficient. "
@@ -104,6 +105,7 @@ nb07_exercise_5c = Exercise(
 nb07_exercise_5d = Exercise(
     "nb07_exercise_5d", "Question 5(d) (the functional margin and the bound)",
     _novikoff, _modified_cases, points=3,
+    closed=("kgslab.perceptron.novikoff_bound", "kgslab.perceptron.best_novikoff_bound"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="All four numbers concern the weight vector of (c), built from your separating_alpha, and every inner "
          "product of mapped training points is an entry of K~. The bound of (d) is Novikoff's theorem: (R / gamma)^2, with gamma the "

@@ -136,7 +136,7 @@ nb08_exercise_1 = Exercise(
 
 nb08_exercise_2 = Exercise(
     "nb08_exercise_2", "Arc errors by one sweep (step 6)",
-    circle.arc_errors_by_sweep, _sweep_cases, points=3,
+    circle.arc_errors_by_sweep, _sweep_cases, points=3, closed=("kgslab.circle.arc_errors_direct",),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="walking round the circle from theta = 0, every crossing changes the count by one: up at a 'becomes "
          "an error' angle (the first half of the input), down at a 'becomes correct' angle. The count before the "
@@ -148,7 +148,7 @@ nb08_exercise_2 = Exercise(
 
 nb08_exercise_3 = Exercise(
     "nb08_exercise_3", "One full step of the KGS (steps 3-8)",
-    circle.step_on_circle, _step_cases, points=4,
+    circle.step_on_circle, _step_cases, points=4, closed=("kgslab.kgs.gibbs_step",),
     compare=_compare_step,
     hint="the step needs the outputs of w and of v on the training points (the features are their coordinates), "
          "your crossing angles and arc errors (exercises 1-2), one angle theta drawn from the arcs by the kit's "

@@ -116,6 +116,13 @@ def _nb09_exercise_3_cases():
             Case("epsilon = 0.01, eta = 0.001", (0.01, 0.001))]
 
 
+def _nb09_exercise_3_hidden(rng):
+    """Grading cases: epsilon in [0.01, 0.2] and eta in [0.001, 0.1], drawn at grading time."""
+    return [Case(f"a grading case: epsilon = {epsilon:.3g}, eta = {eta:.3g}", (epsilon, eta))
+            for epsilon, eta in zip(np.round(rng.uniform(0.01, 0.2, size=3), 4).tolist(),
+                                    np.round(10.0 ** rng.uniform(-3, -1, size=3), 5).tolist())]
+
+
 def _hoeffding_diagnosis(expected, got):
     problem = allclose(rtol=0, atol=0.5)(expected, got)
     if problem is None or not isinstance(got, (int, float, np.integer, np.floating)) or isinstance(got, bool):
@@ -133,6 +140,7 @@ def _hoeffding_diagnosis(expected, got):
 nb09_exercise_3 = Exercise(
     "nb09_exercise_3", "Exercise 9.3 (Hoeffding's stopping rule, eq. 8)",
     billiard_reference.hoeffding_bounces, _nb09_exercise_3_cases, points=1, compare=_hoeffding_diagnosis,
+    hidden=_nb09_exercise_3_hidden,
     hint="set the bound of eq. (8) equal to eta, solve for n, and make n the smallest integer for which the "
          "bound is at most eta.",
     code_hint="take logarithms of exp(-2 n eps^2) = eta, solve for n, round up (ceil) and return an int.")

@@ -58,6 +58,17 @@ def _nb10_exercise_1_cases():
     return cases
 
 
+def _nb10_exercise_1_hidden(rng):
+    """Grading cases: noise rates in [0, 0.4) and true priors drawn at grading time."""
+    found = []
+    for _ in range(3):
+        noise = [float(rate) for rate in np.round(rng.uniform(0.0, 0.4, size=2), 3)]
+        first = float(np.round(rng.uniform(0.1, 0.9), 3))
+        found.append(Case(f"a grading case: noise {noise[0]:g} / {noise[1]:g}, priors {first:g} / {1 - first:g}",
+                          (noise, [first, 1.0 - first])))
+    return found
+
+
 def _diagnose_1(expected, got):
     observed, flip = (np.asarray(part, float) for part in got)
     if np.allclose(observed, expected[0]) and np.allclose(flip, expected[1][::-1]):
@@ -69,7 +80,7 @@ def _diagnose_1(expected, got):
 
 nb10_exercise_1 = Exercise(
     "nb10_exercise_1", "Exercise 10.1 (from noise rates to flip rates)",
-    kfd.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2,
+    kfd.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2, hidden=_nb10_exercise_1_hidden,
     compare=_with_diagnosis(allclose(), _diagnose_1),
     hint="write down the joint table P(y, yhat) = P(yhat | y) P(y) (true class in the rows). The observed "
          "priors are its column sums; gamma_k is the part of column k that is off the diagonal, as a share of "
@@ -209,7 +220,7 @@ def _compare_em(expected, got):
 
 nb10_exercise_4 = Exercise(
     "nb10_exercise_4", "Exercise 10.4 (the EM loop)",
-    _em_reference, _nb10_exercise_4_cases, points=3, compare=_compare_em,
+    _em_reference, _nb10_exercise_4_cases, points=3, closed=("kgslab.kfd.label_noise_em",), compare=_compare_em,
     hint="start from the labels as they are (q_n one-hot at yhat_n) and one M-step for the Gaussians, with the "
          "flip rates at their starting values; then alternate: log-densities of the current Gaussians, E-step, "
          "stop once the log-likelihood rises by less than tol, else M-step. A rate started at 0 stays 0.",
@@ -245,6 +256,7 @@ def _diagnose_5(expected, got):
 nb10_exercise_5 = Exercise(
     "nb10_exercise_5", "Exercise 10.5 (the kernel Fisher direction)",
     kfd.fisher_direction, _nb10_exercise_5_cases, points=3,
+    closed=("kgslab.kfd.KFD.fit", "kgslab.kfd.LabelNoiseKFD.fit"),
     compare=_with_diagnosis(allclose(rtol=1e-6, atol=1e-9), _diagnose_5),
     hint="the rows of K_basis play the role of the inputs: M_y are their posterior-weighted class means, N the "
          "two weighted scatters around those means added up (not normalised), and alpha the maximiser of the "

@@ -1,0 +1,93 @@
+"""A wrapper of an exercise's reference earns ✘ with the reason, in every notebook's checks.
+
+For each exercise: a student function whose body calls the check's reference
+(``check.X.reference``), and one that calls each public kit function the
+exercise closes (its reference's public name and the twins that compute the
+same answer), gets ✘ naming the closed function, even when it catches the
+error; honest code keeps working, and so do the kit's own calls.
+"""
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+
+from kgslab import check, regression
+from kgslab.check import closed, core
+
+NOTEBOOKS = sorted({key[:4] for key in check.exercises()})
+
+
+def _run(exercise, student):
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        returned = exercise(student)
+    return returned, printed.getvalue(), core._RECORDS[exercise.key]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_a_wrapper_of_the_reference_fails_with_the_reason(notebook):
+    for key, exercise in check.exercises().items():
+        if not key.startswith(notebook):
+            continue
+
+        def wrapper(*args, **kwargs):
+            return exercise.reference(*args, **kwargs)
+
+        returned, printed, record = _run(exercise, wrapper)
+        assert not record.passed, (key, printed)
+        assert "✘" in printed and "is this exercise's reference" in printed, (key, printed)
+        assert returned is not wrapper and returned(*exercise.cases()[0].args, **exercise.cases()[0].kwargs) \
+            is not None   # the fall-back runs, so the notebook runs on
+
+
+def test_catching_the_error_earns_nothing():
+    def ridge_primal(X, y, gamma):
+        try:
+            return regression.ridge(X, y, gamma)
+        except Exception:
+            return np.linalg.solve(X.T @ X + gamma * len(y) * np.eye(X.shape[1]), X.T @ y)
+
+    _, printed, record = _run(check.nb01_exercise_1_primal, ridge_primal)
+    assert not record.passed and "`kgslab.regression.ridge`" in printed
+
+
+def test_a_twin_is_closed_and_a_tool_stays_open():
+    def ridge_primal(X, y, gamma):            # the dual's kit function gives w too: closed
+        return X.T @ regression.ridge_dual(X, y, gamma)
+
+    _, printed, record = _run(check.nb01_exercise_1_primal, ridge_primal)
+    assert not record.passed and "`kgslab.regression.ridge_dual`" in printed
+
+    def linear_fit_errors(X_train, y_train, X_test, y_test, gamma):   # 02 is meant to use the kit's ridge
+        A_train, A_test = regression.with_bias(X_train), regression.with_bias(X_test)
+        w = regression.ridge(A_train, y_train, gamma)
+        return np.mean((y_train - A_train @ w) ** 2), np.mean((y_test - A_test @ w) ** 2)
+
+    _, printed, record = _run(check.nb02_exercise_2, linear_fit_errors)
+    assert record.passed, printed
+
+
+def test_the_kit_calls_its_closed_functions_outside_and_inside_a_check():
+    X, y = np.eye(4), np.arange(4.0)
+    assert np.allclose(regression.ridge(X, y, 0.1), regression.ridge_dual(X, y, 0.1))   # open outside a check
+    with closed.closing({"kgslab.regression.ridge"}):
+        regression.ridge_errors(X, y, X, y, [0.1])          # the kit's own module calls ridge: allowed
+        with pytest.raises(closed.ClosedReference, match="write it yourself"):
+            regression.ridge(X, y, 0.1)                      # this test is not the kit
+
+
+def test_the_fallback_is_closed_for_its_own_exercise():
+    blank = check.nb01_exercise_1_primal(lambda X, y, gamma: None)   # a wrong answer: the fall-back comes back
+
+    def ridge_primal(X, y, gamma):
+        return blank(X, y, gamma)
+
+    _, printed, record = _run(check.nb01_exercise_1_primal, ridge_primal)
+    assert not record.passed and "is this exercise's reference" in printed
+
+
+def test_the_guard_hides_the_original():
+    assert not hasattr(regression.ridge, "__wrapped__")
+    assert regression.ridge.__name__ == "ridge" and "gamma" in str(__import__("inspect").signature(regression.ridge))

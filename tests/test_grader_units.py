@@ -1,0 +1,150 @@
+"""The pieces of the grader outside nbgrader: the submission read as definitions, the child, hidden cases, flags.
+
+The whole path with the real nbgrader is tests/test_grading_cheats.py; these are the fast checks of each piece.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+from kgslab import check
+from kgslab.check import flags, hidden, plain, sandbox, submission
+
+SOLVED = '''
+import numpy as np
+from kgslab import regression
+LIMIT = 3
+def ridge_primal(X, y, gamma):
+    l, d = X.shape
+    return np.linalg.solve(X.T @ X + gamma * l * np.eye(d), X.T @ y)
+print("this call is left out")
+check.nb01_exercise_1_primal.grade = lambda: None
+'''
+
+
+def test_a_submission_is_read_as_its_definitions_only():
+    kept = submission.definitions(["%matplotlib inline\nimport os", SOLVED, "def broken(:\n    pass"])
+    assert kept[0] == "import os" and any(s.startswith("def ridge_primal") for s in kept)
+    assert "LIMIT = 3" in kept and not any("print" in s or ".grade" in s for s in kept)
+
+
+def test_the_function_of_each_exercise_comes_from_the_instructors_cells():
+    found = submission.exercise_functions(["ridge_primal = check.nb01_exercise_1_primal(ridge_primal)", "x = 1"])
+    assert found == {"nb01_exercise_1_primal": "ridge_primal"}
+
+
+def _request(source, key="nb01_exercise_1_primal", function="ridge_primal", cases=None):
+    return {"key": key, "function": function, "others": {}, "definitions": submission.definitions([source]),
+            "cases": cases or [{"public": i} for i in range(len(check.exercises()[key].cases()))], "reseed": 1}
+
+
+def test_the_child_runs_honest_work_and_refuses_the_reference():
+    honest = sandbox.run_sandboxed(_request(SOLVED), 20)
+    assert [o["kind"] for o in honest] == ["returned"] * 3
+    wrapper = sandbox.run_sandboxed(_request("from kgslab import regression\n"
+                                             "def ridge_primal(X, y, gamma):\n    return regression.ridge(X, y, gamma)"),
+                                    20)
+    assert wrapper[-1] == {"kind": "closed", "value": "kgslab.regression.ridge", "printed": ""}
+
+
+def test_the_child_has_a_scrubbed_environment_in_an_empty_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    monkeypatch.setenv("KGSLAB_COURSE_SECRET_PROBE", "x")
+    spy = ("import os\ndef ridge_primal(X, y, gamma):\n"
+           "    return (sorted(os.environ), os.getcwd(), os.listdir('.'))")
+    (answer,) = sandbox.run_sandboxed(_request(spy, cases=[{"public": 0}]), 20)
+    names, folder, listing = plain.loads(answer["value"])
+    assert "NBGRADER_EXECUTION" not in names and "KGSLAB_COURSE_SECRET_PROBE" not in names
+    assert folder != os.getcwd() and listing == [] and not os.path.exists(folder)
+
+
+def test_the_child_is_stopped_at_the_limit_even_under_a_bare_except():
+    loop = ("import time\ndef ridge_primal(X, y, gamma):\n    while True:\n        try:\n"
+            "            time.sleep(1)\n        except:\n            pass")
+    answers = sandbox.run_sandboxed(_request(loop), 2)
+    assert answers == [{"kind": "timeout"}]
+
+
+def test_hidden_cases_differ_by_student_and_never_equal_the_public_ones():
+    exercise = check.nb01_exercise_1_primal
+    public = exercise.cases()
+    alice = hidden.hidden_cases(exercise, "secret", "alice")
+    bob = hidden.hidden_cases(exercise, "secret", "bob")
+    assert len(alice) == len(public) + 3                    # reseeded public cases, then other shapes (hidden=)
+    shapes = {case.args[0].shape for case in alice}
+    assert len(shapes) >= 5 and any(n < d for n, d in shapes) and any(n > d for n, d in shapes)
+    for mine, theirs, shown in zip(alice, bob, public):
+        assert mine.args[0].shape == shown.args[0].shape
+        assert not np.allclose(mine.args[0], shown.args[0]) and not np.allclose(mine.args[0], theirs.args[0])
+    assert np.random.default_rng(1).random() == np.random.Generator(np.random.PCG64(1)).random()   # restored
+
+
+def test_plain_data_refuses_objects():
+    assert plain.loads(plain.dumps((np.arange(3.0), [1, "a"], {"k": 2.5}, None))) [1] == [1, "a"]
+    with pytest.raises(plain.Unsendable):
+        plain.dumps(lambda: 0)
+
+
+def test_flags_name_what_reached_for_the_grade():
+    wrapper = ["from kgslab import regression, check", "import os",
+               "def ridge_primal(X, y, gamma):\n    os.environ.pop('NBGRADER_EXECUTION', None)\n"
+               "    check.nb01_exercise_1_primal.grade = None\n    return regression.ridge(X, y, gamma)"]
+    notes = flags.flags(wrapper, "ridge_primal", "nb01_exercise_1_primal")
+    assert any("closed reference `kgslab.regression.ridge`" in n for n in notes)
+    assert any("internals" in n for n in notes) and any("environ" in n for n in notes)
+    copied = ["import numpy as np", "def mine(A, b, g):\n    return np.linalg.solve(*_check_problem(A, b, g))"]
+    assert flags.flags(["import numpy as np", SOLVED.split("print")[0].split("LIMIT = 3\n")[1]],
+                       "ridge_primal", "nb01_exercise_1_primal") == []
+    assert flags.flags(copied, "absent", "nb01_exercise_1_primal") == []
+    assert flags.notebook_flags(["import os\nos.environ.pop('NBGRADER_EXECUTION')"]) != []
+
+
+def test_a_renamed_copy_of_the_reference_is_flagged():
+    renamed = ["import numpy as np", "from kgslab.regression import _check_problem, _solve_spd",
+               "def ridge_primal(A, b, g):\n    '''My own.'''\n    A, b, g = _check_problem(A, b, g)\n"
+               "    rows, cols = A.shape\n    M = A.T @ A + g * rows * np.eye(cols)\n    return _solve_spd(M, A.T @ b)"]
+    notes = flags.flags(renamed, "ridge_primal", "nb01_exercise_1_primal")
+    assert "its syntax tree equals the reference's up to names" in notes
+
+
+# ---- every solution passes outside the kernel, on public and hidden cases -------------------------------------
+
+def _solution_cells(stem):
+    import nbformat
+
+    from kgslab import release
+
+    notebook = nbformat.read(release.SOLUTIONS / f"{stem}.ipynb", as_version=4)
+    return notebook, [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
+STEMS = sorted(path.stem for path in __import__("kgslab.release", fromlist=["x"]).SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_solution_passes_outside_the_kernel(stem):
+    from kgslab.grader import GradeOutsideKernel
+
+    notebook, sources = _solution_cells(stem)
+    functions = submission.exercise_functions(sources)
+    grader = GradeOutsideKernel(secret="a course secret")
+    assert functions
+    for key in functions:
+        passed, verdict = grader._verdict(check.exercises()[key], functions, key, sources, "alice")
+        assert passed, verdict
+
+
+def test_constants_made_from_modules_are_kept_and_work_is_not():
+    kept = submission.definitions(["import numpy as np\nEPS = np.finfo(float).eps\nGRID = np.logspace(-3, 3, 7)\n"
+                                   "w = ridge_primal(X, y, 0.1)\nf = lambda: 0"])
+    assert kept == ["import numpy as np", "EPS = np.finfo(float).eps", "GRID = np.logspace(-3, 3, 7)"]
+
+
+def test_in_the_child_the_reference_cannot_be_dug_out_of_its_guard():
+    digger = ("from kgslab import regression\ndef ridge_primal(X, y, gamma):\n"
+              "    for cell in regression.ridge.__closure__ or ():\n"
+              "        if callable(cell.cell_contents):\n            return cell.cell_contents(X, y, gamma)\n"
+              "    return regression.ridge(X, y, gamma)")
+    answers = sandbox.run_sandboxed(_request(digger), 20)
+    assert answers[-1]["kind"] in ("closed", "raised"), answers
