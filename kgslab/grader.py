@@ -143,9 +143,10 @@ class GradeOutsideKernel(NbGraderPreprocessor):
         if self.secret:
             for case in hidden.hidden_cases(exercise, self.secret, student):
                 try:
-                    specs.append({"label": case.label, "args": plain.dumps([list(case.args), case.kwargs])})
+                    specs.append({"label": case.label,
+                                  "args": plain.dumps([list(case.args), case.kwargs], kit_objects=True)})
                 except plain.Unsendable:
-                    continue                  # a case made of objects (a stand-in kernel) is graded in public only
+                    continue                  # a case of objects that are neither plain nor the kit's: public only
                 secret_cases.append(case)
         others = {name: other for other, name in functions.items() if other != key and name != functions[key]}
         request = {"key": key, "function": functions[key], "others": others,

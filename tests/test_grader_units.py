@@ -148,3 +148,47 @@ def test_in_the_child_the_reference_cannot_be_dug_out_of_its_guard():
               "    return regression.ridge(X, y, gamma)")
     answers = sandbox.run_sandboxed(_request(digger), 20)
     assert answers[-1]["kind"] in ("closed", "raised"), answers
+
+
+# ---- cases holding the kit's objects (06: stand-in kernels, the adatron) cross to the child by name ----------------
+
+def _literal_answers(key, function, signature):
+    """A submission that returns the reference's answers to the public cases, matched by all their arguments."""
+    exercise = check.exercises()[key]
+    table = [(plain.dumps(list(case.args), kit_objects=True),
+              plain.dumps(exercise.reference(*case.args, **case.kwargs))) for case in exercise.cases()]
+    return [f"from kgslab.check import plain\nTABLE = {table!r}",
+            f"def {function}(*args):\n    key = plain.dumps(list(args), kit_objects=True)\n"
+            "    return plain.loads(next(answer for shown, answer in TABLE if shown == key))"]
+
+
+@pytest.mark.parametrize("key, function, signature", [
+    ("nb06_exercise_7_timing", "kernel_timings", "first, docs, sizes, repeat=3"),
+    ("nb06_exercise_7_classify", "pair_accuracy", "first, language, article, a, b, adatron, C=1.0, n_folds=5"),
+])
+def test_literal_answers_to_the_public_cases_of_06_fail_on_hidden_ones(key, function, signature):
+    from kgslab.grader import GradeOutsideKernel
+
+    sources = _literal_answers(key, function, signature)
+    grader = GradeOutsideKernel(secret="a course secret")
+    passed, verdict = grader._verdict(check.exercises()[key], {key: function}, key, sources, "alice")
+    public_labels = [case.label for case in check.exercises()[key].cases()]
+    assert not passed and not any(f"({label})" in verdict for label in public_labels)   # a hidden case failed
+    # the same literal answers pass without the secret: the hidden cases are what catches them
+    passed, _ = GradeOutsideKernel(secret="")._verdict(check.exercises()[key], {key: function}, key, sources, "alice")
+    assert passed
+
+
+def test_kit_objects_cross_to_the_child_only():
+    case = check.exercises()["nb06_exercise_7_classify"].cases()[2]
+    text = plain.dumps(list(case.args), kit_objects=True)
+    rebuilt = plain.loads(text, kit_objects=True)
+    assert rebuilt[5] is check.exercises()["nb06_exercise_7_classify"].cases()[0].args[5] or callable(rebuilt[5])
+    assert rebuilt[6] == case.args[6]                       # the stand-in adatron, rebuilt from its fields
+    with pytest.raises(ValueError, match="kit objects cross only from the grader"):
+        plain.loads(text)                                   # what a child writes back is never read as kit objects
+    with pytest.raises(plain.Unsendable):
+        plain.dumps(case.args)                              # a student's returned kit object is unreadable
+    forged = text.replace("kgslab.check.nb06_bag_of_words:_FixedRule", "os:system")
+    with pytest.raises(ValueError, match="not a kit object"):
+        plain.loads(forged, kit_objects=True)

@@ -123,8 +123,11 @@ class _SleepingKernel:
     first call for each n, and refuses anything but the first n documents of the case's list.
 
     Equal to any stand-in with the same parameters (its call record is not part of its value), so the check's
-    changed-input test sees a fresh copy as unchanged.
+    changed-input test sees a fresh copy as unchanged. The grader sends it to its child as these fields
+    (`kgslab.check.plain`), and the child builds a fresh one from the kit's code.
     """
+
+    _plain_fields = ("name", "per_document", "first_extra")
 
     def __init__(self, name, per_document, first_extra):
         self.name, self.per_document, self.first_extra = name, per_document, first_extra
@@ -164,6 +167,15 @@ def _timing_cases():
     ]
 
 
+def _timing_hidden(rng):
+    """Grading cases the student cannot see: two stand-ins of other speeds, other sizes and another repeat."""
+    per_document = rng.uniform(0.0003, 0.0015, 2)
+    kernels = [_SleepingKernel(f"hidden {k}", float(rate), _FIRST_EXTRA) for k, rate in enumerate(per_document)]
+    sizes = sorted(int(n) for n in rng.choice(np.arange(3, len(_TIMING_DOCS) + 1), 3, replace=False))
+    return [Case("two stand-in kernels of other speeds, other sizes and another repeat",
+                 (kernels, list(_TIMING_DOCS), sizes, int(rng.integers(2, 4))))]
+
+
 def _compare_timings(expected, got):
     """Within 12 ms + 25% of the reference's own measurement; the usual slips named."""
     if isinstance(got, np.ndarray) and got.shape != expected.shape:
@@ -191,7 +203,7 @@ def _compare_timings(expected, got):
 
 nb06_exercise_7_timing = Exercise(
     "nb06_exercise_7_timing", "Exercise 7 (running times of the kernels)",
-    text_study.kernel_timings, _timing_cases, points=2, compare=_compare_timings,
+    text_study.kernel_timings, _timing_cases, points=2, compare=_compare_timings, hidden=_timing_hidden,
     hint="Entry [k, s] is the running time of one call kernels[k](docs[:sizes[s]]), the best of `repeat` such "
          "runs: the clock (time.perf_counter) is read right before the call and right after it.",
     code_hint="seconds = np.full((len(kernels), len(sizes)), np.inf); for each k, s and repeat: "
@@ -249,6 +261,8 @@ nb06_exercise_7_compare = Exercise(
 
 class _FixedRule:
     """A stand-in adatron: alpha_i = C for every training point and a bias b = `bias` (no training at all)."""
+
+    _plain_fields = ("bias",)               # how the grader sends it to its child (kgslab.check.plain)
 
     def __init__(self, bias):
         self.bias = bias

@@ -8,6 +8,14 @@ complex numbers, strings, lists, tuples, dicts with string keys, numpy scalars
 and numpy arrays of numbers, booleans or strings (as ``np.save`` bytes with
 ``allow_pickle=False``).  A NamedTuple crosses as a tuple.  Anything else is
 `Unsendable`, which the checker reports as a result it cannot read.
+
+One direction carries more: a grading case (parent -> child) may hold the kit's
+own objects, a kit function (the adatron a case passes in) or a check's stand-in
+(a class with ``_plain_fields``, e.g. 06's sleeping kernel), which cross as their
+name and fields and are rebuilt in the child from the kit's code by
+``loads(..., kit_objects=True)``. What comes back from the child is read with
+the default, ``kit_objects=False``, which refuses them: nothing the student's
+process writes can make the grader import or build anything.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ class Unsendable(TypeError):
     """A value that is not plain data (a function, a generator, an object of the student's class...)."""
 
 
-def _encode(value, depth=0):
+def _encode(value, depth=0, kit_objects=False):
     if depth > 50:
         raise Unsendable("nested more than 50 levels deep")
     if value is None or isinstance(value, (bool, str)):
@@ -46,18 +54,56 @@ def _encode(value, depth=0):
     if isinstance(value, numbers.Complex):
         return {"~": "complex", "value": [repr(value.real), repr(value.imag)]}
     if isinstance(value, tuple):
-        return {"~": "tuple", "items": [_encode(item, depth + 1) for item in value]}
+        return {"~": "tuple", "items": [_encode(item, depth + 1, kit_objects) for item in value]}
     if isinstance(value, list):
-        return {"~": "list", "items": [_encode(item, depth + 1) for item in value]}
+        return {"~": "list", "items": [_encode(item, depth + 1, kit_objects) for item in value]}
     if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return {"~": "dict", "items": {key: _encode(item, depth + 1) for key, item in value.items()}}
+        return {"~": "dict", "items": {key: _encode(item, depth + 1, kit_objects) for key, item in value.items()}}
+    kit = _kit_name(value) if kit_objects else None
+    if kit is not None:
+        if hasattr(type(value), "_plain_fields"):
+            fields = {name: _encode(getattr(value, name), depth + 1) for name in type(value)._plain_fields}
+            return {"~": "standin", "class": kit, "fields": fields}
+        return {"~": "kitfunction", "name": kit}
     raise Unsendable(f"{type(value).__name__}")
 
 
-def _decode(data):
+def _kit_name(value):
+    """'module:qualname' of a kit function or of a check's stand-in object (its class), else None."""
+    owner = type(value) if hasattr(type(value), "_plain_fields") else value
+    module, qualname = getattr(owner, "__module__", None), getattr(owner, "__qualname__", None)
+    if not (isinstance(module, str) and module.startswith("kgslab.") and isinstance(qualname, str)):
+        return None
+    if owner is value and not callable(value):
+        return None
+    return f"{module}:{qualname}"
+
+
+def _kit_object(name):
+    import importlib
+
+    module, _, qualname = name.partition(":")
+    if not module.startswith("kgslab.") or "<" in qualname:
+        raise ValueError(f"not a kit object: {name!r}")
+    found = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _decode(data, kit_objects=False):
     if data is None or isinstance(data, (bool, str)):
         return data
     kind = data["~"]
+    if kind in ("standin", "kitfunction"):
+        if not kit_objects:
+            raise ValueError(f"not plain data: {kind!r} (kit objects cross only from the grader to its child)")
+        if kind == "kitfunction":
+            return _kit_object(data["name"])
+        cls = _kit_object(data["class"])
+        if not isinstance(cls, type) or not hasattr(cls, "_plain_fields"):
+            raise ValueError(f"not a stand-in class: {data['class']!r}")
+        return cls(**{name: _decode(item) for name, item in data["fields"].items()})   # its fields are its arguments
     if kind in ("array", "scalar"):
         array = np.load(io.BytesIO(base64.b64decode(data["data"])), allow_pickle=False)
         return array if kind == "array" else array[()]
@@ -68,19 +114,25 @@ def _decode(data):
     if kind == "complex":
         return complex(float(data["value"][0]), float(data["value"][1]))
     if kind == "tuple":
-        return tuple(_decode(item) for item in data["items"])
+        return tuple(_decode(item, kit_objects) for item in data["items"])
     if kind == "list":
-        return [_decode(item) for item in data["items"]]
+        return [_decode(item, kit_objects) for item in data["items"]]
     if kind == "dict":
-        return {key: _decode(item) for key, item in data["items"].items()}
+        return {key: _decode(item, kit_objects) for key, item in data["items"].items()}
     raise ValueError(f"not plain data: {kind!r}")
 
 
-def dumps(value) -> str:
-    """JSON text of a plain value; raises Unsendable naming what is not plain."""
-    return json.dumps(_encode(value))
+def dumps(value, *, kit_objects: bool = False) -> str:
+    """JSON text of a plain value; raises Unsendable naming what is not plain.
+
+    ``kit_objects=True`` (the grader writing its cases, only) also sends kit functions and stand-ins by name.
+    """
+    return json.dumps(_encode(value, 0, kit_objects))
 
 
-def loads(text: str):
-    """The plain value of `dumps`' text (never runs code: JSON and np.load without pickle)."""
-    return _decode(json.loads(text))
+def loads(text: str, *, kit_objects: bool = False):
+    """The plain value of `dumps`' text (never runs code: JSON and np.load without pickle).
+
+    ``kit_objects=True`` (the grader's child reading its cases, only) also rebuilds kit functions and stand-ins.
+    """
+    return _decode(json.loads(text), kit_objects)
