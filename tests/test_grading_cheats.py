@@ -39,8 +39,9 @@ def _exercise_cells(notebook):
     found = []
     for cell in notebook.cells:
         if cell.cell_type == "code" and release.has_solution(cell):
-            match = _DEF.search(cell.source)
-            if match and match.group(1) in keys:
+            # the exercise's function, not a helper defined before it in the same cell (02: with_bias)
+            match = next((m for m in _DEF.finditer(cell.source) if m.group(1) in keys), None)
+            if match:
                 parameters = [p.split("=")[0].split(":")[0].strip().lstrip("*") for p in match.group(2).split(",")]
                 parameters = [p for p in parameters if p]
                 key = keys[match.group(1)]
@@ -182,6 +183,8 @@ def test_every_cheat_scores_zero_on_what_it_touches(stem, tmp_path):
                    if path.is_file())
 
     wanted = _submissions(source, released)
+    found = {key: points for _, _, _, key, points in _exercise_cells(source)}
+    assert sum(found.values()) == max_auto, f"exercises found {sorted(found)}: every autograded point must be covered"
     for student, (notebook, _) in wanted.items():
         _submit(course, student, stem, notebook)
     timings = {}
