@@ -53,21 +53,25 @@ def _one_exercise_wrong(notebook):
     wrong = nbformat.from_dict(notebook)
     for index, cell in enumerate(wrong.cells):
         if cell.cell_type == "code" and release.has_solution(cell):
-            lines, kept, inside = cell.source.split("\n"), [], False
-            for line in lines:
-                if "BEGIN SOLUTION" in line:
-                    inside = True
-                    indent = line[: len(line) - len(line.lstrip())]
-                    kept += [line, indent + "return None  # a wrong answer", ]
-                elif "END SOLUTION" in line:
-                    inside = False
-                    kept.append(line)
-                elif not inside:
-                    kept.append(line)
-            cell.source = "\n".join(kept)
+            cell.source = replace_solution(cell.source, "return None  # a wrong answer")
             test = next(later for later in wrong.cells[index + 1:] if later.metadata.get("kgslab_role") == "test")
             return wrong, test.metadata["nbgrader"]["points"]
     raise AssertionError("no code exercise")
+
+
+def replace_solution(source: str, body: str) -> str:
+    """`source` with the lines inside each BEGIN/END SOLUTION region replaced by `body`, at the marker's indent."""
+    kept, inside = [], False
+    for line in source.split("\n"):
+        if "BEGIN SOLUTION" in line:
+            inside, indent = True, line[: len(line) - len(line.lstrip())]
+            kept += [line] + [indent + text for text in body.split("\n")]
+        elif "END SOLUTION" in line:
+            inside = False
+            kept.append(line)
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def _submit(course: Path, student: str, stem: str, notebook) -> None:

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from kgslab import assignments, check, release
-from test_grading import _nbgrader, _selected, _submit
+from test_grading import _nbgrader, _selected, _submit, replace_solution
 
 pytest.importorskip("nbgrader")
 from nbgrader.api import Gradebook  # noqa: E402
@@ -55,17 +55,7 @@ def _with_bodies(notebook, body, only=None):
     for cell, name, parameters, key, _ in _exercise_cells(changed):
         if only is not None and key not in only:
             continue
-        lines, kept, inside = cell.source.split("\n"), [], False
-        for line in lines:
-            if "BEGIN SOLUTION" in line:
-                inside, indent = True, line[: len(line) - len(line.lstrip())]
-                kept += [line] + [indent + text for text in body(name, parameters, key).split("\n")]
-            elif "END SOLUTION" in line:
-                inside = False
-                kept.append(line)
-            elif not inside:
-                kept.append(line)
-        cell.source = "\n".join(kept)
+        cell.source = replace_solution(cell.source, body(name, parameters, key))
     return changed
 
 

@@ -24,7 +24,7 @@ import signal
 import time
 from typing import Callable
 
-__all__ = ["available", "run_forked"]
+__all__ = ["available", "run_forked", "read_answers"]
 
 
 def available() -> bool:
@@ -46,6 +46,39 @@ def _child(write_end: int, call_one: Callable[[int], dict], n_calls: int) -> Non
         os._exit(0)
 
 
+def read_answers(read_end: int, n_calls: int, budget: float, *, then: float | None = None) -> list[dict]:
+    """The child's answers, one JSON line each, read from the file descriptor `read_end`.
+
+    Stops after n_calls answers or the first whose kind is not "returned"; appends ``{"kind": "timeout"}`` when
+    `budget` seconds pass without them, ``{"kind": "crashed"}`` when the child closes its end first. With `then`,
+    the first line is the child's "ready" message (the grader's child: `kgslab.check.sandbox`): `budget` is the
+    time allowed until it, and the answers then get `then` seconds from it.
+    """
+    answers: list[dict] = []
+    pending, ready = b"", then is None
+    deadline = time.monotonic() + budget
+    while len(answers) < n_calls:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([read_end], [], [], left)[0]:
+            answers.append({"kind": "timeout"})
+            break
+        chunk = os.read(read_end, 1 << 20)
+        if not chunk:
+            answers.append({"kind": "crashed"})
+            break
+        pending += chunk
+        while b"\n" in pending and len(answers) < n_calls:
+            line, pending = pending.split(b"\n", 1)
+            message = json.loads(line)
+            if not ready:
+                ready, deadline = True, time.monotonic() + then
+                continue
+            answers.append(message)
+        if answers and answers[-1].get("kind") != "returned":
+            break
+    return answers
+
+
 def run_forked(call_one: Callable[[int], dict], n_calls: int, budget: float) -> list[dict]:
     """call_one(0), ..., call_one(n_calls - 1) in a forked child within `budget` seconds in all.
 
@@ -59,25 +92,8 @@ def run_forked(call_one: Callable[[int], dict], n_calls: int, budget: float) -> 
         os.close(read_end)
         _child(write_end, call_one, n_calls)
     os.close(write_end)
-    answers: list[dict] = []
-    pending = b""
-    deadline = time.monotonic() + budget
     try:
-        while len(answers) < n_calls:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([read_end], [], [], left)[0]:
-                answers.append({"kind": "timeout"})
-                break
-            chunk = os.read(read_end, 1 << 20)
-            if not chunk:
-                answers.append({"kind": "crashed"})
-                break
-            pending += chunk
-            while b"\n" in pending and len(answers) < n_calls:
-                line, pending = pending.split(b"\n", 1)
-                answers.append(json.loads(line))
-            if answers and answers[-1].get("kind") != "returned":
-                break
+        answers = read_answers(read_end, n_calls, budget)
     finally:
         os.close(read_end)
         try:

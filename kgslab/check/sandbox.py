@@ -29,13 +29,13 @@ import contextlib
 import json
 import os
 import resource
-import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+from .forked import read_answers
 
 __all__ = ["run_sandboxed"]
 
@@ -133,32 +133,10 @@ def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
     child = subprocess.Popen([sys.executable, "-I", "-m", "kgslab.check.sandbox"], cwd=home, env=_environment(home),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              preexec_fn=_limits, close_fds=True)
-    answers: list[dict] = []
     try:
         child.stdin.write(json.dumps(request).encode("utf-8"))
         child.stdin.close()
-        n_cases = len(request["cases"])
-        deadline = time.monotonic() + STARTUP_LIMIT
-        pending, ready = b"", False
-        while len(answers) < n_cases:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([child.stdout], [], [], left)[0]:
-                answers.append({"kind": "timeout"})
-                break
-            chunk = os.read(child.stdout.fileno(), 1 << 20)
-            if not chunk:
-                answers.append({"kind": "crashed"})
-                break
-            pending += chunk
-            while b"\n" in pending and len(answers) < n_cases:
-                line, pending = pending.split(b"\n", 1)
-                message = json.loads(line)
-                if not ready:
-                    ready, deadline = True, time.monotonic() + time_limit
-                    continue
-                answers.append(message)
-            if answers and answers[-1].get("kind") != "returned":
-                break
+        answers = read_answers(child.stdout.fileno(), len(request["cases"]), STARTUP_LIMIT, then=time_limit)
     finally:
         try:
             os.killpg(child.pid, signal.SIGKILL)
