@@ -66,8 +66,14 @@ def as_matrix(value, name: str = "X") -> np.ndarray:
     return as_float_array(value, name, ndim=2)
 
 
-def as_vector(value, name: str = "y", length: int | None = None, length_of: str = "X") -> np.ndarray:
-    """A finite 1-d float vector, optionally of a given length (matching `length_of`)."""
+def as_vector(value, name: str = "y", length: int | None = None, length_of: str | None = None) -> np.ndarray:
+    """A finite 1-d float vector, optionally of a given length (matching `length_of`).
+
+    `length_of` names the argument the caller was given (K, features, X), so the
+    message points at what the user passed; a length without it is a bug here.
+    """
+    if length is not None and not length_of:
+        raise TypeError("as_vector: length_of must name the argument whose rows set the length")
     vector = as_float_array(value, name, ndim=1)
     if length is not None and vector.shape[0] != length:
         raise ValueError(
@@ -177,7 +183,7 @@ def as_cross_kernel(value, n_train: int, name: str = "K_test") -> np.ndarray:
     return cross
 
 
-def as_pm1_labels(value, name: str = "y", length: int | None = None, length_of: str = "X") -> np.ndarray:
+def as_pm1_labels(value, name: str = "y", length: int | None = None, length_of: str | None = None) -> np.ndarray:
     """Two-class labels as a float vector of +1 / -1.
 
     Accepts labels that are already +-1, or {0, 1}, or booleans; anything else

@@ -108,7 +108,7 @@ class KernelBilliard:
         self._span = kernel_span(K, lam=self.lam) if span is None else span
         self.gram = self._span.gram
         l = self.gram.shape[0]
-        self.y = as_pm1_labels(y, "y", length=l)
+        self.y = as_pm1_labels(y, "y", length=l, length_of="K")
         K_test = np.zeros((0, l)) if K_test is None else as_cross_kernel(K_test, l, "K_test")
         self.n_train, self.n_test = l, K_test.shape[0]
         self.cross = np.ascontiguousarray(K_test)

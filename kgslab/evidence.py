@@ -227,7 +227,7 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
     """
     features, _ = kernel_coordinates(K)
     m = features.shape[0]
-    y = as_pm1_labels(y, "y", length=m)
+    y = as_pm1_labels(y, "y", length=m, length_of="K")
     q_values = _as_flip_rates(q)
     n_rungs = as_positive_int(n_rungs, "n_rungs", minimum=3)
     n_samples = as_positive_int(n_samples, "n_samples", minimum=4)   # R-hat splits each chain in two

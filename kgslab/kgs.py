@@ -302,7 +302,7 @@ def consistent_start(features, y):
     The maximum-margin hyperplane of `kgslab.versionspace` (unit coordinates c).
     """
     features = as_matrix(features, "features")
-    y = as_pm1_labels(y, "y", length=features.shape[0])
+    y = as_pm1_labels(y, "y", length=features.shape[0], length_of="features")
     return start_in_version_space(features, y, hint="q = 0 samples version space: use q > 0, "
                                   "or a kernel that separates the data")
 
@@ -428,7 +428,7 @@ def monitor_kernel(K, y):
     Row of a midpoint: (k(x_i, .) + k(x_j, .)) / 2, its output the mean of the two outputs.
     """
     gram = as_gram(K, "K", psd=False)
-    y = as_pm1_labels(y, "y", length=gram.shape[0])
+    y = as_pm1_labels(y, "y", length=gram.shape[0], length_of="K")
     squared = np.diag(gram)
     distance = squared[:, None] + squared[None, :] - 2 * gram
     distance[y[:, None] == y[None, :]] = np.inf
@@ -456,7 +456,7 @@ def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 10
     advanced together (one matrix-matrix product a step), which at small m costs little more than one chain.
     """
     features, to_alpha = kernel_coordinates(K)
-    y = as_pm1_labels(y, "y", length=features.shape[0])
+    y = as_pm1_labels(y, "y", length=features.shape[0], length_of="K")
     q = _check_q(q)
     n_samples = _as_n_draws(n_samples, "n_samples")
     n_chains = as_positive_int(n_chains, "n_chains")
@@ -503,7 +503,7 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
     Several chains with their diagnostics: `gibbs_run`.
     """
     features, to_alpha = kernel_coordinates(K)
-    y = as_pm1_labels(y, "y", length=features.shape[0])
+    y = as_pm1_labels(y, "y", length=features.shape[0], length_of="K")
     q = _check_q(q)
     n_samples = as_positive_int(n_samples, "n_samples")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)

@@ -127,7 +127,7 @@ def perceptron(X, y, max_epochs: int = DEFAULT_MAX_EPOCHS, *, shuffle: bool = Fa
     the same orders `kernel_perceptron` uses for the same random_state.
     """
     X = as_matrix(X, "X")
-    y = as_pm1_labels(y, "y", length=X.shape[0])
+    y = as_pm1_labels(y, "y", length=X.shape[0], length_of="X")
     max_epochs = as_positive_int(max_epochs, "max_epochs")
     check_work_budget(max_epochs * X.shape[0], MAX_EXAMPLE_VISITS, "max_epochs", max_epochs, "example visits")
     shuffle = as_bool(shuffle, "shuffle")

@@ -34,7 +34,7 @@ __all__ = ["ridge", "ridge_dual", "mse", "ridge_errors", "with_bias", "linear_fi
 
 def _check_problem(X, y, gamma):
     X = as_matrix(X, "X")
-    y = as_vector(y, "y", length=X.shape[0])
+    y = as_vector(y, "y", length=X.shape[0], length_of="X")
     gamma = as_scalar(gamma, "gamma", low=0.0)
     return X, y, gamma
 
@@ -287,7 +287,7 @@ def cv_error(X, y, L, gamma, n_folds=5, random_state=0) -> float:
     from .kernels import rbf_kernel
 
     X = as_matrix(X, "X")
-    y = as_vector(y, "y", length=X.shape[0])
+    y = as_vector(y, "y", length=X.shape[0], length_of="X")
     L = as_scalar(L, "L", low=0.0, low_open=True)
     gamma = as_scalar(gamma, "gamma", low=0.0)
     n_folds = as_positive_int(n_folds, "n_folds", minimum=2)

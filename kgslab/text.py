@@ -156,6 +156,8 @@ def count_matrix(token_lists: list[list[str]], vocabulary: dict[str, int] | None
         vocabulary = {}
     elif not isinstance(vocabulary, dict):
         raise TypeError(f"vocabulary must be a dict {{feature: column}} or None, got {type(vocabulary).__name__}")
+    else:
+        _check_columns(vocabulary)
     # setdefault gives a new feature the next free column and an old one its column.
     columns = [vocabulary.setdefault(token, len(vocabulary)) for tokens in token_lists for token in tokens]
     row_starts = np.cumsum([0] + [len(tokens) for tokens in token_lists])
@@ -166,6 +168,35 @@ def count_matrix(token_lists: list[list[str]], vocabulary: dict[str, int] | None
     )
     counts.sum_duplicates()  # repeated (row, column) entries add up to the count
     return counts, vocabulary
+
+
+def _check_columns(vocabulary: dict) -> None:
+    """A vocabulary's columns must be 0, 1, ..., len - 1, each once.
+
+    Anything else gives a wrong matrix without an error: a column past the end
+    is cut off by the shape, a negative one counts from the end, and two
+    features sharing a column add up.
+    """
+    columns = list(vocabulary.values())
+    if any(not isinstance(c, (int, np.integer)) or isinstance(c, bool) for c in columns):
+        bad = next(c for c in columns if not isinstance(c, (int, np.integer)) or isinstance(c, bool))
+        raise TypeError(f"vocabulary's columns must be integers, got {bad!r} ({type(bad).__name__})")
+    if sorted(columns) != list(range(len(columns))):
+        raise ValueError("vocabulary's columns must be 0, 1, ..., len(vocabulary) - 1, each used once "
+                         "(as count_matrix builds them), got " + _describe_columns(columns))
+
+
+def _describe_columns(columns: list) -> str:
+    seen, repeated = set(), None
+    for c in columns:
+        if c in seen:
+            repeated = c
+            break
+        seen.add(c)
+    if repeated is not None:
+        return f"column {repeated} used twice"
+    outside = [c for c in columns if not 0 <= c < len(columns)]
+    return f"column {outside[0]} for a vocabulary of {len(columns)} features"
 
 
 def _as_token_lists(token_lists) -> list[list[str]]:

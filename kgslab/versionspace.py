@@ -211,7 +211,7 @@ def version_space_start(K, y, *, lam: float = 0.0) -> np.ndarray:
 
 def start_alpha(span: Span, y, lam: float = 0.0) -> np.ndarray:
     """`version_space_start` of the kernel behind `span` (= kernel_span(K, lam=lam))."""
-    y = as_pm1_labels(y, "y", length=span.gram.shape[0])
+    y = as_pm1_labels(y, "y", length=span.gram.shape[0], length_of="the kernel matrix")
     if lam > 0:
         hint = f"increase lam (now {lam:g}), or use a kernel of higher capacity"
     else:

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from kgslab import kernels, regression, text
+from kgslab import billiard, evidence, kernels, kgs, regression, text
 from kgslab.adatron import KernelAdatron, kernel_adatron
 from kgslab.data import sinc_data, xor_data
 from kgslab.kfd import LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
@@ -120,6 +120,25 @@ def test_count_matrix_refuses_documents_given_as_strings():
     assert sorted(vocabulary) == ["a", "law", "the"]
     assert counts[1, vocabulary["law"]] == 2
 
+
+
+@pytest.mark.parametrize("vocabulary, words", [
+    ({"a": 5}, r"column 5 for a vocabulary of 1 features"),     # used to be cut off by the shape: 'a' dropped
+    ({"a": -1}, r"column -1 for a vocabulary of 1 features"),   # used to count in the last column
+    ({"a": 0, "b": 0}, r"column 0 used twice"),                 # used to add 'a' and 'b' up
+])
+def test_count_matrix_refuses_a_vocabulary_whose_columns_are_not_0_to_n_minus_1(vocabulary, words):
+    with pytest.raises(ValueError, match=r"vocabulary's columns must be 0, 1, \.\.\., len\(vocabulary\) - 1.*" + words):
+        text.count_matrix([["a", "b"]], vocabulary)
+    with pytest.raises(TypeError, match=r"vocabulary's columns must be integers, got 1.5 \(float\)"):
+        text.count_matrix([["a"]], {"a": 1.5})
+
+
+def test_count_matrix_extends_a_vocabulary_it_built():
+    first, vocabulary = text.count_matrix([["a", "b"]])
+    second, vocabulary = text.count_matrix([["b", "c"]], vocabulary)
+    assert vocabulary == {"a": 0, "b": 1, "c": 2}
+    np.testing.assert_array_equal(second.toarray(), [[0, 1, 1]])
 
 # ---- kfd ------------------------------------------------------------------------------------------
 
@@ -425,3 +444,24 @@ def test_error_at_rejection_refuses_a_rate_that_rejects_every_point():
                                   [[0.5, 0.0]])
     with pytest.raises(ValueError, match="correct must hold True / False"):
         error_at_rejection(np.array([[0.0, 1.0]]), np.array([[-1.0, 1.0]]), [0.0])
+
+
+# ---- messages name the argument the caller passed ----------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda K, y: kgs.gibbs_run(K, y, 0.1),
+    lambda K, y: kgs.gibbs_sample(K, y, 0.1, 5),
+    lambda K, y: kgs.monitor_kernel(K, y),
+    lambda K, y: billiard.billiard_run(K, y, K),
+    lambda K, y: evidence.evidence_run(K, y, [0.1]),
+], ids=["gibbs_run", "gibbs_sample", "monitor_kernel", "billiard_run", "evidence_run"])
+def test_samplers_say_y_must_match_the_rows_of_K_the_argument_they_take(call):
+    # The samplers take a kernel matrix K: a message about "rows of X" named an argument they do not have.
+    with pytest.raises(ValueError, match=r"y must have one entry per row of K \(4\), got 3"):
+        call(np.eye(4), [1, -1, 1])
+
+
+def test_a_length_without_the_name_of_its_argument_is_refused():
+    from kgslab._validation import as_vector
+    with pytest.raises(TypeError, match="length_of must name the argument"):
+        as_vector([1.0, 2.0], "y", length=2)

@@ -79,7 +79,7 @@ def random_split(X, y, train_fraction: float = 0.6, random_state=None):
     Returns (X_train, X_test, y_train, y_test).
     """
     X = as_matrix(X, "X")
-    y = as_vector(y, "y", length=X.shape[0])
+    y = as_vector(y, "y", length=X.shape[0], length_of="X")
     train_fraction = as_scalar(train_fraction, "train_fraction", low=0.0, high=1.0, low_open=True,
                                high_open=True)
     order = as_generator(random_state).permutation(X.shape[0])

@@ -96,7 +96,7 @@ def spherical_polygon_area(normals) -> float:
 def volume_ratio_on_sphere(X, y, X_test):
     """Exact p+ = area(V+) / area(V) for a linear kernel in R^3 (X (l, 3), X_test (m, 3))."""
     X = _as_points_in_r3(X, "X")
-    y = as_pm1_labels(y, "y", length=X.shape[0])
+    y = as_pm1_labels(y, "y", length=X.shape[0], length_of="X")
     X_test = _as_points_in_r3(X_test, "X_test")
     walls = y[:, None] * X
     total = spherical_polygon_area(walls)
@@ -150,7 +150,7 @@ def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.
     trans_confidence, trans_correct, svm_confidence, svm_correct.
     """
     X = as_matrix(X, "X")
-    y = as_pm1_labels(y, "y", length=X.shape[0])   # 0/1 labels compared with +-1 predictions read as errors
+    y = as_pm1_labels(y, "y", length=X.shape[0], length_of="X")   # 0/1 labels compared with +-1 predictions read as errors
     sigma = as_scalar(sigma, "sigma", low=0.0, low_open=True)
     if not (isinstance(n_bounces, str) and n_bounces == "auto"):
         as_positive_int(n_bounces, "n_bounces")
@@ -311,7 +311,7 @@ def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=
     auto_n_bounces and auto_converged (auto,).
     """
     X = as_matrix(X, "X")
-    y = as_pm1_labels(y, "y", length=X.shape[0])
+    y = as_pm1_labels(y, "y", length=X.shape[0], length_of="X")
     sigma = as_scalar(sigma, "sigma", low=0.0, low_open=True)
     n_splits = _check_n_splits(n_splits)
     if isinstance(levels, (str, bytes, dict, set)) or not np.iterable(levels) or len(levels) == 0:

@@ -104,7 +104,7 @@ def tune_gamma(X, y, L, gammas, n_folds=5, random_state=0):
     random_state) (the same folds for every gamma), best_gamma the first gamma with the smallest error.
     """
     X = as_matrix(X, "X")
-    y = as_vector(y, "y", length=X.shape[0])
+    y = as_vector(y, "y", length=X.shape[0], length_of="X")
     L = as_scalar(L, "L", low=0.0, low_open=True)
     gammas = _grid(gammas, "gammas")
     n_folds = as_positive_int(n_folds, "n_folds", minimum=2)

@@ -42,7 +42,7 @@ def quadratic_svm(K, y, lam):
     the private features are 0, as in the paper's kernel <x, x'> + lam I(x = x')).
     """
     features, _ = kernel_coordinates(K)
-    y = as_pm1_labels(y, "y", length=features.shape[0])
+    y = as_pm1_labels(y, "y", length=features.shape[0], length_of="K")
     lam = as_scalar(lam, "lam", low=0.0, low_open=True)
     return max_margin(np.hstack([features, np.sqrt(lam) * np.eye(len(y))]), y)
 

@@ -62,7 +62,7 @@ def kgs_panel(X=None, y=None, *, q: float = 0.1, L: float = 1.0, n_samples: int 
     X = as_matrix(X, "X")
     if X.shape[1] != 2:
         raise ValueError(f"X must be an (m, 2) array of points in the plane, got shape {X.shape}")
-    y = as_pm1_labels(y, "y", length=X.shape[0])
+    y = as_pm1_labels(y, "y", length=X.shape[0], length_of="X")
     L = as_scalar(L, "L", low=0.0, low_open=True)
     n_samples = as_positive_int(n_samples, "n_samples")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)

@@ -117,7 +117,7 @@ def gp_panel(X=None, y=None, *, sigma2: float = 0.09, L: float = 0.5, true_sigma
     elif X is None or y is None:
         raise ValueError("gp_panel needs both X and y, or neither")
     X = _one_dimensional(X, "X")
-    y = as_vector(y, "y", length=len(X))
+    y = as_vector(y, "y", length=len(X), length_of="X")
     if true_sigma2 is not None:
         true_sigma2 = as_scalar(true_sigma2, "true_sigma2", low=0.0, low_open=True)
     sigma2_grid = np.logspace(-4, 1, 200)
