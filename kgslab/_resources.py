@@ -61,3 +61,14 @@ def kit_folder(name: str) -> Path:
         # A zipped install: the loaders read files by path, which a zip cannot give.
         raise RuntimeError(f"kgslab is installed as a zip archive ({folder}); install it unpacked (pip does)")
     return folder
+
+
+def backup_path(target: Path) -> Path:
+    """The first free NAME.backup-N.ipynb next to target: where a tool keeps a copy before it replaces it.
+
+    One name for every tool (release, notebooks), so an instructor looks for backups in one place.
+    """
+    number = 1
+    while (candidate := target.with_name(f"{target.stem}.backup-{number}{target.suffix}")).exists():
+        number += 1
+    return candidate

@@ -9,6 +9,8 @@ answer further down.
 from __future__ import annotations
 
 import numbers
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -251,3 +253,17 @@ def as_generator(random_state, name: str = "random_state") -> np.random.Generato
     if random_state is None or (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)):
         return np.random.default_rng(random_state)
     raise TypeError(f"{name} must be None, an integer or a numpy Generator, got {_describe(random_state)}")
+
+
+def as_path(value, name: str) -> Path:
+    """A file or folder given as a str or a path object (os.PathLike), expanded ("~").
+
+    An int is refused although `open` takes one: there it is a file descriptor,
+    which nobody passing a folder meant; so are bytes and everything else.
+    """
+    if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes):
+        path = Path(value).expanduser()
+        if str(path) == "" or str(value) == "":
+            raise ValueError(f"{name} must name a file or folder, got an empty string")
+        return path
+    raise TypeError(f"{name} must be a path (a str or pathlib.Path), got {_describe(value)}")

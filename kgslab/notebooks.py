@@ -26,7 +26,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from ._resources import kit_folder, solutions_missing
+from ._resources import backup_path, kit_folder, solutions_missing
+from ._validation import as_bool, as_path
 from .release import student_state
 
 PATTERN = "[0-9][0-9]_*.ipynb"
@@ -41,14 +42,6 @@ def packaged_notebooks(kind: str = "notebooks") -> list[Path]:
     if not found:
         raise FileNotFoundError(f"the installed kit has no {kind} in {folder}: reinstall kgslab")
     return found
-
-
-def backup_path(target: Path) -> Path:
-    """The first free NAME.backup-N.ipynb next to target."""
-    number = 1
-    while (candidate := target.with_name(f"{target.stem}.backup-{number}{target.suffix}")).exists():
-        number += 1
-    return candidate
 
 
 def why_keep(target: Path, student_copy: bool) -> str | None:
@@ -86,7 +79,9 @@ def copy_notebooks(destination, *, solutions: bool = False, force: bool = False)
 
     Returns one line per notebook saying what happened (see the module docstring).
     """
-    destination = Path(destination).expanduser()
+    destination = as_path(destination, "destination")
+    solutions = as_bool(solutions, "solutions")   # solutions="False" would copy the answers to students
+    force = as_bool(force, "force")
     jobs = [(destination, packaged_notebooks("notebooks"), True)]
     if solutions:
         jobs.append((destination / "solutions", packaged_notebooks("solutions"), False))

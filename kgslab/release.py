@@ -44,7 +44,8 @@ from pathlib import Path
 
 import nbformat
 
-from ._resources import kit_folder
+from ._resources import backup_path, kit_folder
+from ._validation import as_bool, as_path, as_scalar
 
 # In a clone installed editable these are the repository's solutions/ and notebooks/ folders;
 # from a wheel, the copies inside the installed package (kgslab/_resources.py).
@@ -162,27 +163,25 @@ WRITTEN_POINTS = 2
 """Points of a written answer (a markdown solution cell, graded by hand) unless its cell says otherwise."""
 
 # Names the checks had before the one naming scheme; --tag rewrites them in check cells (e.g. after a merge).
-OLD_CHECK_NAMES = {
-    "exercise_1_primal": "nb01_exercise_1_primal", "exercise_1_errors": "nb01_exercise_1_errors",
-    "exercise_1_dual": "nb01_exercise_1_dual", "exercise_2": "nb02_exercise_2", "exercise_3a": "nb02_exercise_3a",
-    "exercise_3a_cv": "nb02_exercise_3a_cv", "exercise_4a": "nb03_exercise_4a", "exercise_4b": "nb03_exercise_4b",
-    "exercise_5a": "nb04_exercise_5a", "exercise_5b": "nb04_exercise_5b",
-    "exercise_5b_norms_and_means": "nb04_exercise_5b_norms", "exercise_6_no_bias": "nb05_exercise_6_no_bias",
-    "exercise_6_with_bias": "nb05_exercise_6_with_bias", "exercise_7_naive": "nb06_exercise_7_naive",
-    "exercise_7_sparse": "nb06_exercise_7_sparse", "question_5a": "nb07_exercise_5a",
-    "question_5b": "nb07_exercise_5b", "question_5c": "nb07_exercise_5c", "question_5d": "nb07_exercise_5d",
-    "kgs_crossing_angles": "nb08_exercise_1", "kgs_arc_errors": "nb08_exercise_2", "kgs_vote": "nb08_exercise_3",
-    "exercise_9_flight_times": "nb09_exercise_1", "exercise_9_bounce": "nb09_exercise_2",
-    "exercise_9_hoeffding": "nb09_exercise_3", "exercise_9_rejection": "nb09_exercise_4",
-    "exercise_10_1": "nb10_exercise_1", "exercise_10_2": "nb10_exercise_2", "exercise_10_3": "nb10_exercise_3",
-    "exercise_10_4": "nb10_exercise_5",
-}
+_GRADE_ID = re.compile(r"[A-Za-z0-9_-]+")
 _CHECK_CELL = re.compile(r"^\s*(\w+)\s*=\s*check\.(\w+)\(\s*(\w+)\s*\)\s*$")
-_OLD_CALL = re.compile(r"\bcheck\.(\w+)\(")
 
 
 def nbgrader_metadata(grade_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
-    """nbgrader's cell metadata (schema 3)."""
+    """nbgrader's cell metadata (schema 3).
+
+    nbgrader stores what it is given: a grade id with a space or points of NaN, -1 or "2" would reach the
+    gradebook and break grading later, so they are refused here, naming the argument.
+    """
+    if not isinstance(grade_id, str) or not _GRADE_ID.fullmatch(grade_id):
+        raise ValueError(f"grade_id must be letters, digits, '-' or '_' (nbgrader's cell names), got {grade_id!r}")
+    solution, grade, locked = (as_bool(solution, "solution"), as_bool(grade, "grade"), as_bool(locked, "locked"))
+    if grade:
+        if points is None:
+            raise ValueError("points must be given for a graded cell (grade=True), got None")
+        as_scalar(points, "points", low=0.0)   # stored as given: 2 stays 2 in the notebook
+    elif points is not None:
+        raise ValueError(f"points belong to graded cells only (grade=True), got points={points!r} with grade=False")
     metadata = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
                 "solution": solution, "task": False}
     if grade:
@@ -233,11 +232,7 @@ def tag_notebook(notebook, stem: str) -> bool:
     before = render(notebook)
     exercises = checks.exercises()
     cells = notebook.cells
-    # Old check names, and test cells whose check is gone, first.
-    for cell in cells:
-        if cell.cell_type == "code":
-            cell.source = _OLD_CALL.sub(lambda m: f"check.{OLD_CHECK_NAMES.get(m.group(1), m.group(1))}(",
-                                        cell.source)
+    # The test and points cells are made afresh below (their check may be gone): drop the old ones.
     cells[:] = [cell for cell in cells if cell.metadata.get("kgslab_role") not in ("test", "points")]
     autograded, written, result = [], [], []
     for index, cell in enumerate(cells):
@@ -347,6 +342,7 @@ def render(notebook) -> str:
 
 def read_notebook(path: Path):
     """Read a notebook; a file that is not one gives a one-line ReleaseError naming it."""
+    path = as_path(path, "path")
     try:
         return nbformat.read(path, as_version=4)
     except Exception as err:  # JSON errors, validation errors, unreadable files: all named the same way
@@ -356,6 +352,7 @@ def read_notebook(path: Path):
 
 def student_state(path: Path) -> str | None:
     """Why an existing student notebook must not be overwritten, or None when it may be."""
+    path = as_path(path, "path")
     try:
         notebook = read_notebook(path)
     except ReleaseError:
@@ -381,6 +378,7 @@ def plan(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS):
     Every notebook is read and validated before the list is returned, so a
     broken one stops the release before anything is written.
     """
+    solutions_dir, notebooks_dir = as_path(solutions_dir, "solutions_dir"), as_path(notebooks_dir, "notebooks_dir")
     planned = []
     for source in _sources(solutions_dir):
         solution = read_notebook(source)
@@ -397,6 +395,7 @@ def check(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS) -> l
     release will update it) and "edited by a student" when it has outputs or
     edits (a release refuses it without --force).
     """
+    solutions_dir, notebooks_dir = as_path(solutions_dir, "solutions_dir"), as_path(notebooks_dir, "notebooks_dir")
     problems = []
     expected = set()
     for _, target, text in plan(solutions_dir, notebooks_dir):
@@ -421,9 +420,11 @@ def release(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS, fo
     """Write the student notebooks; return the number of notebooks refused.
 
     All notebooks are validated first (nothing is written when one is broken);
-    with `force`, a student's copy is kept as NN_name.ipynb.bak (then .bak1,
-    .bak2, ...) before it is overwritten.
+    with `force`, a student's copy is kept as NN_name.backup-1.ipynb (then
+    -2, -3, ...) before it is overwritten.
     """
+    solutions_dir, notebooks_dir = as_path(solutions_dir, "solutions_dir"), as_path(notebooks_dir, "notebooks_dir")
+    force = as_bool(force, "force")
     planned = plan(solutions_dir, notebooks_dir)
     notebooks_dir.mkdir(exist_ok=True)
     refused = 0
@@ -438,7 +439,7 @@ def release(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS, fo
                 refused += 1
                 continue
             if reason:
-                backup = _backup_path(target)
+                backup = backup_path(target)
                 shutil.copy2(target, backup)
                 print(f"kept {target.name} ({reason}) as {backup.name}")
         target.write_text(text, encoding="utf-8")
@@ -446,17 +447,9 @@ def release(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS, fo
     return refused
 
 
-def _backup_path(target: Path) -> Path:
-    candidate = target.with_name(target.name + ".bak")
-    number = 1
-    while candidate.exists():
-        candidate = target.with_name(f"{target.name}.bak{number}")
-        number += 1
-    return candidate
-
-
 def tag(solutions_dir: Path = SOLUTIONS) -> None:
     """Apply the grading layout to every solution notebook (idempotent; see tag_notebook)."""
+    solutions_dir = as_path(solutions_dir, "solutions_dir")
     for source in _sources(solutions_dir):
         notebook = read_notebook(source)
         if tag_notebook(notebook, source.stem):

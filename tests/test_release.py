@@ -202,7 +202,7 @@ def test_student_work_is_not_overwritten_without_force(folders, what, capsys):
     assert "edited by a student" in release.check(solutions, notebooks)[0]
     assert release.release(solutions, notebooks, force=True) == 0
     assert nbformat.read(target, as_version=4).cells[0].source == "# New title"
-    assert (notebooks / "01_demo.ipynb.bak").read_bytes() == worked_on   # --force keeps a backup
+    assert (notebooks / "01_demo.backup-1.ipynb").read_bytes() == worked_on   # --force keeps a backup
 
 
 # ---- the repository's own notebooks ---------------------------------------------------------
@@ -215,7 +215,7 @@ def test_repository_notebooks_are_a_fresh_release():
 def test_tagging_is_idempotent_and_gives_points(folders):
     solutions, _ = folders
     notebook = nbformat.read(solutions / "01_demo.ipynb", as_version=4)
-    notebook.cells.insert(2, new_code_cell("f = check.exercise_1_primal(f)"))     # an old name
+    notebook.cells.insert(2, new_code_cell("f = check.nb01_exercise_1_primal(f)"))
     notebook.cells[2]["id"] = "chk"
     assert release.tag_notebook(notebook, "01_demo")
     text = release.render(notebook)
@@ -229,6 +229,15 @@ def test_tagging_is_idempotent_and_gives_points(folders):
     assert answer.metadata.nbgrader["grade"] and answer.metadata.nbgrader["points"] == release.WRITTEN_POINTS
     assert notebook.cells[1].source.startswith("**Points: 4** (2 autograded, 2 graded by hand)")
     assert release.notebook_points(notebook) == (2, 2)
+
+
+def test_a_check_the_kit_does_not_have_is_an_error_naming_the_cell(folders):
+    # The names of earlier releases (check.exercise_1_primal) are no longer translated: no notebook uses them.
+    solutions, _ = folders
+    notebook = nbformat.read(solutions / "01_demo.ipynb", as_version=4)
+    notebook.cells.insert(2, new_code_cell("f = check.exercise_1_primal(f)"))
+    with pytest.raises(release.ReleaseError, match=r"01_demo, cell 3: check.exercise_1_primal is not a check"):
+        release.tag_notebook(notebook, "01_demo")
 
 
 def test_repository_solutions_are_tagged_for_grading():
