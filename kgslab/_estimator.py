@@ -35,15 +35,30 @@ KERNELS = ("precomputed", "rbf", "linear")
 
 # scikit-learn's parameter constraints: `fit` checks them first (`_fit_context`), so a bad
 # parameter is an InvalidParameterError (a ValueError and a TypeError) naming it.
-POSITIVE = Interval(Real, 0, None, closed="neither")
-NON_NEGATIVE = Interval(Real, 0, None, closed="left")
-COUNT = Interval(Integral, 1, None, closed="left")
+# Stricter than scikit-learn's own Interval, as strict as kgslab._validation: True is not the number 1, and
+# inf or NaN is not a rate or a regulariser.  So `fit` can trust a checked parameter and validate nothing twice.
+
+
+class StrictInterval(Interval):
+    """scikit-learn's Interval without booleans and without infinite or NaN values."""
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        if isinstance(val, Real) and not np.isfinite(val):
+            return False
+        return super().is_satisfied_by(val)
+
+
+POSITIVE = StrictInterval(Real, 0, None, closed="neither")
+NON_NEGATIVE = StrictInterval(Real, 0, None, closed="left")
+COUNT = StrictInterval(Integral, 1, None, closed="left")
 RANDOM_STATE = ["random_state", np.random.Generator]
 # The samplers' run lengths: burn-in may be 0; n_samples / n_bounces an integer or "auto"; the target MC error
 # and the cap on an "auto" run as kgslab.diagnostics.check_targets accepts them.
-COUNT0 = Interval(Integral, 0, None, closed="left")
+COUNT0 = StrictInterval(Integral, 0, None, closed="left")
 N_DRAWS = [COUNT, StrOptions({"auto"})]
-TARGET_ERROR = Interval(Real, 1e-4, 0.5, closed="both")
+TARGET_ERROR = StrictInterval(Real, 1e-4, 0.5, closed="both")
 # The shell's own two parameters; a subclass declares `_parameter_constraints = {**KERNEL_CONSTRAINTS, ...}`
 # (not on the base class: a subclass without constraints must not inherit an incomplete set).
 KERNEL_CONSTRAINTS = {"kernel": [StrOptions(set(KERNELS))], "L": [POSITIVE]}

@@ -466,10 +466,9 @@ def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, 
 class _FisherDiscriminantBase(KernelClassifier):
     """Shared fit/predict for KFD and LabelNoiseKFD (subclasses set the EM settings)."""
 
-    def _check_fisher_params(self):
-        mu = as_scalar(self.mu, "mu", low=0.0)
-        n_basis = None if self.n_basis is None else as_positive_int(self.n_basis, "n_basis")
-        return mu, n_basis
+    def _fisher_params(self):
+        """(mu, n_basis) as plain numbers: `_parameter_constraints` has checked them (fit's `_fit_context`)."""
+        return float(self.mu), None if self.n_basis is None else int(self.n_basis)
 
     def _basis_inputs(self, X, y, n_basis):
         """Validate (X, y), choose the basis, return (K_basis (n, b), labels 0/1).
@@ -562,7 +561,7 @@ class KFD(_FisherDiscriminantBase):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        mu, n_basis = self._check_fisher_params()
+        mu, n_basis = self._fisher_params()
         K_basis, self._y_index = self._basis_inputs(X, y, n_basis)
         with blas_threads():   # b x b matrices: one thread (kgslab._blas says why)
             fit = _fit_label_noise_fisher(K_basis, self._y_index, (0.0, 0.0), mu, max_iter=1, tol=0.0)
@@ -599,9 +598,8 @@ class LabelNoiseKFD(_FisherDiscriminantBase):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        mu, n_basis = self._check_fisher_params()
-        max_iter = as_positive_int(self.max_iter, "max_iter")
-        tol = as_scalar(self.tol, "tol", low=0.0)
+        mu, n_basis = self._fisher_params()
+        max_iter, tol = int(self.max_iter), float(self.tol)   # checked by _parameter_constraints
         rates = _pair_of_probabilities(self.initial_flip_rates, "initial_flip_rates")
         if np.any(rates >= 1):
             raise ValueError(f"initial_flip_rates must be < 1, got {rates.tolist()}")

@@ -44,3 +44,30 @@ def test_labels_map_back_to_classes():
     X = np.array([[0.0], [0.1], [3.0], [3.1]])
     model = KernelMeanClassifier(kernel="rbf").fit(X, ["no", "no", "yes", "yes"])
     assert list(model.predict(X)) == ["no", "no", "yes", "yes"]
+
+
+# Every estimator's numeric parameters are checked once, by _parameter_constraints, as strictly as the kit's
+# functions check theirs: scikit-learn's Interval alone takes True for 1 and inf for a regulariser.
+def _numeric_parameters():
+    from sklearn.utils._param_validation import InvalidParameterError  # noqa: F401  (the error expected below)
+
+    from kgslab._estimator import StrictInterval
+    from kgslab.adatron import KernelAdatron
+    from kgslab.billiard import BayesianTransduction
+    from kgslab.kfd import KFD, LabelNoiseKFD
+    from kgslab.kgs import BayesPointMachine
+    from kgslab.perceptron import KernelPerceptron
+    for estimator in (KernelAdatron, KernelPerceptron, KFD, LabelNoiseKFD, BayesPointMachine, BayesianTransduction):
+        for name, constraints in estimator._parameter_constraints.items():
+            if any(isinstance(c, StrictInterval) for c in constraints):
+                yield estimator, name
+
+
+@pytest.mark.parametrize("estimator, name", list(_numeric_parameters()),
+                         ids=lambda v: v if isinstance(v, str) else v.__name__)
+@pytest.mark.parametrize("bad", [True, float("inf"), float("nan")], ids=["True", "inf", "nan"])
+def test_numeric_parameters_refuse_booleans_and_non_finite_values(estimator, name, bad):
+    from sklearn.utils._param_validation import InvalidParameterError
+    K = np.array([[2.0, 1.0, 0.0, 0.0], [1.0, 2.0, 0.0, 0.0], [0.0, 0.0, 2.0, 1.0], [0.0, 0.0, 1.0, 2.0]])
+    with pytest.raises(InvalidParameterError, match=rf"'{name}' parameter of {estimator.__name__}"):
+        estimator(**{name: bad}).fit(K, [1, 1, -1, -1])
