@@ -16,6 +16,7 @@ import numpy as np
 from harness import Row, best_time, paired_best_times
 from threadpoolctl import threadpool_limits
 
+from kgslab import _kgs_engine as engine
 from kgslab import circle, kgs, versionspace
 from kgslab.kernels import rbf_kernel
 
@@ -30,13 +31,13 @@ def _problem(m, seed=0):
 def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat, n_chains=1):
     """Seconds per step of `n_chains` chains advanced together, and per matvec K @ v."""
     signed = y[:, None] * features
-    state = {"coords": np.tile(kgs._default_start(features, y, rng), (n_chains, 1))}    # (k, r)
-    state["margins"] = state["coords"] @ signed.T
-    tables = kgs._PairTables.of(q, len(y))
+    coords = np.tile(engine.class_mean_start(features, y, rng), (n_chains, 1))    # (k, r)
+    margins = coords @ signed.T
+    tables = engine.PairTables.of(q, len(y))
     vector = rng.standard_normal(K.shape[0])
 
-    def step():
-        kgs._step(signed, state["coords"], state["margins"], tables, rng)     # moves the chain in place
+    def step():     # the sampler's step: moves the chains in place
+        engine.move_on_circle(coords, margins, engine.propose_circle(coords, signed, rng), tables, rng)
 
     with np.errstate(divide="ignore", invalid="ignore"):        # as the sampler runs it
         return paired_best_times(step, lambda: K @ vector, repeat, n_steps, n_steps)
@@ -63,7 +64,7 @@ def rows(quick: bool = False):
                 out.append(Row(f"KGS step per chain, 4 chains together, m={m}", steps / 4, "one m x m matvec K @ v",
                                matvec, f"step per chain = {steps / 4 / matvec:.2f} matvecs"))
         for m in ([300] if quick else [300, 1000]):
-            # Why the chains' products are one gemv each from m r = kgs.ROWWISE_PRODUCTS on: OpenBLAS's gemm for
+            # Why the chains' products are one gemv each from m r = engine.ROWWISE_PRODUCTS on: OpenBLAS's gemm for
             # four rows packs the whole matrix on every call.
             K, y = _problem(m)
             features, _ = kgs.kernel_coordinates(K)
@@ -77,16 +78,18 @@ def rows(quick: bool = False):
 
             gemv_time, gemm_time = paired_best_times(gemvs, lambda: directions @ signed.T, 2 if quick else 7, 20, 20)
             out.append(Row(f"4 chains' products, m={m}: 4 gemv", gemv_time, "one gemm (4 x r) @ (r x m)", gemm_time,
-                           f"kgslab uses {'4 gemv' if signed.size >= kgs.ROWWISE_PRODUCTS else 'one gemm'} here"))
+                           f"kgslab uses {'4 gemv' if signed.size >= engine.ROWWISE_PRODUCTS else 'one gemm'} here"))
         for m in ([100] if quick else [100, 300, 1000]):
             K, y = _problem(m, seed=2)
             features, _ = kgs.kernel_coordinates(K)
-            c = kgs._default_start(features, y, rng)
+            c = engine.class_mean_start(features, y, rng)
             v = versionspace.random_tangent(c, rng)
             w_out, v_out = features @ c, features @ v
 
             def sweep():
-                return kgs._arcs_of_step(y * w_out, y * v_out)[:2]
+                """The engine's sweep (m half-angles), unfolded into the 2m arcs of the circle and their errors."""
+                half, errors, _ = engine.sweep_half_circle(np.atleast_2d(y * w_out), np.atleast_2d(-(y * v_out)))
+                return np.concatenate((half[0], half[0] + np.pi)), np.concatenate((errors[0], m - errors[0]))
 
             def naive():
                 boundaries = np.sort(circle.crossing_angles(w_out, v_out, y))

@@ -267,3 +267,25 @@ def as_path(value, name: str) -> Path:
             raise ValueError(f"{name} must name a file or folder, got an empty string")
         return path
     raise TypeError(f"{name} must be a path (a str or pathlib.Path), got {_describe(value)}")
+
+
+def as_flip_rate(q, allow_half: bool = False) -> float:
+    """The assumed label flip rate q in [0, 0.5) (or [0, 0.5] where q = 0.5, a flat likelihood, is harmless)."""
+    return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
+
+
+def as_unit_vector(value, rank: int, name: str = "coords") -> np.ndarray:
+    """A unit vector of `rank` coordinates (a point of the sphere)."""
+    vector = as_vector(value, name, length=rank, length_of="features' columns")
+    if abs(float(vector @ vector) - 1.0) > 1e-6:
+        raise ValueError(f"{name} must be a unit vector (a point of the sphere), got norm {np.linalg.norm(vector):.6g}")
+    return vector
+
+
+def as_signs(y, length: int | None = None, length_of: str = "the outputs") -> np.ndarray:
+    """Labels in {-1, +1}, one class allowed (the circle's helpers work on any set of points; `as_pm1_labels`
+    wants two classes)."""
+    y = as_vector(y, "y", length=length, length_of=length_of if length is not None else None)
+    if not np.all(np.abs(y) == 1):
+        raise ValueError(f"y must hold the labels -1 and +1, got {np.unique(y)[:5].tolist()}")
+    return y

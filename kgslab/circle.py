@@ -23,34 +23,10 @@ import math
 
 import numpy as np
 
-from ._validation import as_generator, as_matrix, as_scalar, as_vector
-from .versionspace import crossing_angle
+from ._validation import as_flip_rate, as_generator, as_matrix, as_signs, as_unit_vector, as_vector
+from .versionspace import TWO_PI, crossing_angle, pick_by_weight
 
 __all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle"]
-
-TWO_PI = 2.0 * np.pi
-
-
-def _check_q(q, allow_half=False):
-    """The assumed label flip rate q in [0, 0.5) (or [0, 0.5] where q = 0.5, a flat likelihood, is harmless)."""
-    return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
-
-
-def _as_unit_coords(coords, rank):
-    """A unit vector of `rank` coordinates (a point of the sphere)."""
-    coords = as_vector(coords, "coords", length=rank, length_of="features' columns")
-    if abs(float(coords @ coords) - 1.0) > 1e-6:
-        raise ValueError(f"coords must be a unit vector (a point of the sphere), got norm {np.linalg.norm(coords):.6g}")
-    return coords
-
-
-def _as_signs(y, length=None):
-    """Labels in {-1, +1} (one class allowed: these helpers work on any set of points)."""
-    y = as_vector(y, "y", length=length, length_of="the outputs")
-    if not np.all(np.abs(y) == 1):
-        raise ValueError(f"y must hold the labels -1 and +1, got {np.unique(y)[:5].tolist()}")
-    return y
-
 
 def _angles_from_margins(a, b):
     """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
@@ -68,7 +44,7 @@ def crossing_angles(w_outputs, v_outputs, y):
     entry i is where point i becomes an error (phi_i + pi/2), entry m + i where it
     becomes correct again (phi_i + 3 pi/2).
     """
-    y = _as_signs(y)
+    y = as_signs(y)
     w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
     v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
     return _angles_from_margins(y * w_outputs, y * v_outputs)
@@ -105,7 +81,7 @@ def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
 
     The reference against which the sweep is tested and benchmarked.  Returns error counts.
     """
-    y = _as_signs(y)
+    y = as_signs(y)
     boundaries = as_vector(boundaries, "boundaries")
     w_outputs = as_vector(w_outputs, "w_outputs", length=y.shape[0], length_of="y")
     v_outputs = as_vector(v_outputs, "v_outputs", length=y.shape[0], length_of="y")
@@ -128,16 +104,6 @@ def _likelihood_table(q, n):
     return np.exp(np.arange(n + 1) * (math.log(q) - math.log1p(-q)))
 
 
-def _choose(cumulative, uniform):
-    """Index j with probability weights[j] / sum(weights), from cumulative = weights.cumsum() and a uniform
-    on [0, 1): a binary search for the first cumulative sum above uniform x total."""
-    total = cumulative[-1]
-    if not total > 0:
-        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
-    j = int(cumulative.searchsorted(uniform * total, "right"))
-    return j if j < len(cumulative) else j - 1        # uniform x total rounded up to the total
-
-
 def sample_angle(boundaries, errors, q, rng):
     """Step 7: draw theta from the piecewise-uniform density on the circle.
 
@@ -148,7 +114,7 @@ def sample_angle(boundaries, errors, q, rng):
     """
     boundaries = as_vector(boundaries, "boundaries")
     errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
-    q = _check_q(q, allow_half=True)
+    q = as_flip_rate(q, allow_half=True)
     lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
     if np.any(lengths < 0):
         raise ValueError("boundaries must be sorted within one turn of the circle (as arc_errors_by_sweep returns them)")
@@ -156,7 +122,7 @@ def sample_angle(boundaries, errors, q, rng):
     fewest = errors.min() if q > 0 else 0      # q = 0: only arcs without errors count
     weights = lengths * _likelihood_table(q, int(errors.max() - fewest))[np.maximum(errors - fewest, 0)]
     u_arc, u_within = as_generator(rng, "rng").random(2)
-    arc = _choose(np.cumsum(weights), u_arc)
+    arc = pick_by_weight(np.cumsum(weights), u_arc)
     theta = float(boundaries[arc] + u_within * lengths[arc])
     return theta - TWO_PI if theta >= TWO_PI else theta
 
@@ -170,16 +136,16 @@ def step_on_circle(features, y, coords, direction, q, rng):
     circle cos t c + sin t v
     (`crossing_angles`), the errors of its 2m arcs by one sweep (`arc_errors_by_sweep`), theta drawn from
     the piecewise-uniform density (`sample_angle`, the only draw from rng) and the point at theta.
-    The reference of notebook 08's one-step exercise; the sampler itself runs `kgslab.kgs._step`.
+    The reference of notebook 08's one-step exercise; the sampler runs `kgslab._kgs_engine`'s step.
     """
     features = as_matrix(features, "features")
-    y = _as_signs(y, length=features.shape[0])
-    coords = _as_unit_coords(coords, features.shape[1])
+    y = as_signs(y, length=features.shape[0], length_of="features")
+    coords = as_unit_vector(coords, features.shape[1])
     direction = as_vector(direction, "direction", length=features.shape[1], length_of="features' columns")
     if abs(float(direction @ direction) - 1.0) > 1e-6 or abs(float(direction @ coords)) > 1e-6:
         raise ValueError(f"direction must be a unit vector orthogonal to coords (a tangent), got norm "
                          f"{np.linalg.norm(direction):.6g} and <direction, coords> = {direction @ coords:.3g}")
-    q, rng = _check_q(q, allow_half=True), as_generator(rng, "rng")
+    q, rng = as_flip_rate(q, allow_half=True), as_generator(rng, "rng")
     angles = crossing_angles(features @ coords, features @ direction, y)
     boundaries, errors = arc_errors_by_sweep(angles)
     theta = sample_angle(boundaries, errors, q, rng)

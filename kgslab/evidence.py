@@ -21,7 +21,7 @@ d ln Z / ds = -E_s[e], where E_s is the expectation under exp(-s e) P_W: the KGS
 
 and E_0[e] = m / 2 exactly (under the uniform prior every point is wrong with probability 1/2).  A ladder of KGS
 runs from s = 0 to the largest t gives the evidence of every q at once.  Each rung runs `n_chains` independent
-chains (advanced together by `kgs`): the R-hat and effective sample size of the error count say whether the rung
+chains (advanced together by `kgslab._kgs_engine`): the R-hat and effective sample size of the error count say whether the rung
 converged, and its Monte Carlo error sd / sqrt(ESS) comes from all the chains (`kgslab.diagnostics`).
 The rungs run one after the other, or together by replica exchange (parallel tempering, `tempered=True`):
 neighbouring rungs s_j < s_j+1 swap their states with probability min(1, exp((s_j+1 - s_j)(e_j+1 - e_j))),
@@ -38,12 +38,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy.integrate import cumulative_simpson
 
-# kgs's estimator calls this module (entropy, evidence) and this module runs kgs's chains: each imports the other
-# as a module and looks names up when called, so either can be imported first.
-from . import kgs
-from ._blas import blas_threads
-from ._validation import as_bool, as_float_array, as_generator, as_pm1_labels, as_positive_int, as_probabilities, as_scalar
-from .circle import _as_signs, _check_q
+from ._kgs_engine import Chains, PairTables, active_points, check_steps, start_points, steps
+from ._validation import (as_bool, as_flip_rate, as_float_array, as_generator, as_pm1_labels, as_positive_int,
+                          as_probabilities, as_scalar, as_signs)
 from .diagnostics import ess, mcse, rhat
 from .versionspace import kernel_coordinates
 
@@ -52,7 +49,7 @@ __all__ = ["binary_entropy", "training_errors", "log_likelihood", "EvidenceRun",
 
 def binary_entropy(p_plus):
     """S = -p+ log2 p+ - p- log2 p- in bits (section 4, active learning); 0 log 0 = 0."""
-    p = as_probabilities(p_plus, "p_plus")   # NaN used to give -0. bits without a word
+    p = as_probabilities(p_plus, "p_plus")   # NaN refused: it would give -0. bits without a word
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(p < 1, (1 - p) * np.log2(1 - p), 0.0))
     return terms
@@ -61,13 +58,13 @@ def binary_entropy(p_plus):
 def training_errors(outputs, y):
     """m R_emp: the number of training points with y_i <w, x_i> <= 0, for each row of outputs (n, m)."""
     outputs = np.atleast_2d(as_float_array(outputs, "outputs", ndim=(1, 2)))
-    y = _as_signs(y, length=outputs.shape[1])
+    y = as_signs(y, length=outputs.shape[1], length_of="the outputs' columns")
     return np.count_nonzero(y[None, :] * outputs <= 0, axis=1)
 
 
 def log_likelihood(errors, n_points, q):
     """ln L[w, z] of eq. (3) from the error count e = m R_emp: e ln q + (m - e) ln(1 - q)."""
-    q = _check_q(q, allow_half=True)
+    q = as_flip_rate(q, allow_half=True)
     n_points = as_positive_int(n_points, "n_points")
     errors = as_float_array(errors, "errors")
     if np.any((errors < 0) | (errors > n_points) | (errors != np.round(errors))):
@@ -137,8 +134,8 @@ def _rung_by_rung_draws(features, y, ladder, n_chains, n_samples, thin, burn_in,
     for k in range(1, len(ladder)):
         rung_q = 1.0 / (1.0 + np.exp(ladder[k]))
         if starts is None:
-            starts = kgs._starts(features, y, rung_q, n_chains, rng)
-        chains = kgs._Chains(features, y, rung_q, rng, starts)
+            starts = start_points(features, y, rung_q, n_chains, rng)
+        chains = Chains(features, y, rung_q, rng, starts)
         coords = chains.draw(n_samples, thin, burn_in)          # (n_chains, n_samples, r)
         starts = chains.coords
         draws[:, :, k - 1] = training_errors(coords.reshape(-1, coords.shape[2]) @ features.T, y).reshape(
@@ -157,49 +154,45 @@ def _tempered_draws(features, y, ladder, n_chains, n_samples, thin, burn_in, swa
     """Replica exchange over the ladder: n_chains independent systems, each with one replica on every rung.
 
     Rung 0 (the prior, s = 0) is drawn afresh from the uniform prior before every swap (an exact draw is a valid
-    move); rungs 1 .. are KGS steps at their own flip rates (`kgs._PairTables.stacked`), all rows advanced
+    move); rungs 1 .. are KGS steps at their own flip rates (`PairTables.stacked`), all rows advanced
     together.  Every `swap_every` steps the neighbouring pairs (j, j + 1) of each system, even j and odd j in
     turn, propose to exchange their states (coordinates and margins) with probability
     min(1, exp(_swap_log_ratio)).  Each move leaves the product of the rungs' posteriors invariant, so every
     rung's draws come from its own posterior.  Returns the training errors (n_chains, n_samples, n_rungs - 1)
     of the sampled rungs and the share of accepted swaps per neighbouring pair (n_rungs - 1,).
     """
-    active = kgs._active_points(features)
+    active = active_points(features)
     signed = y[active, None] * features[active]
     zero_points = features.shape[0] - signed.shape[0]     # always wrong: they add the same count on every rung
     n_rungs, k, rank = len(ladder), n_chains, signed.shape[1]
     # row rung * k + c holds system c's replica on that rung; rows k .. are the sampled rungs
-    tables = kgs._PairTables.stacked(np.repeat(1.0 / (1.0 + np.exp(ladder[1:])), k), signed.shape[0])
+    tables = PairTables.stacked(np.repeat(1.0 / (1.0 + np.exp(ladder[1:])), k), signed.shape[0])
     coords = _prior_points(rng, n_rungs * k, rank)       # every replica starts from the prior
     margins = coords @ signed.T
     sampled_coords, sampled_margins = coords[k:], margins[k:]     # views: the step moves them in place
     draws = np.empty((k, n_samples, n_rungs - 1))
     accepted, proposed = np.zeros(n_rungs - 1), np.zeros(n_rungs - 1)
     parity = 0
-    with blas_threads(), np.errstate(divide="ignore", invalid="ignore"):
-        for step in range(burn_in + n_samples * thin):
-            kgs._step(signed, sampled_coords, sampled_margins, tables, rng)
-            if step % kgs.RENORMALISE == 0:
-                kgs._undo_drift(sampled_coords, sampled_margins)
-            if step % swap_every == swap_every - 1:
-                # rung 0: an exact draw from the prior, needed only by the swaps (drawn where they need it)
-                coords[:k] = _prior_points(rng, k, rank)
-                margins[:k] = coords[:k] @ signed.T
-                errors = np.count_nonzero(margins <= 0, axis=1).reshape(n_rungs, k)
-                low = np.arange(parity, n_rungs - 1, 2)                # pairs (low, low + 1)
-                parity = 1 - parity
-                log_ratio = _swap_log_ratio(ladder[low, None], ladder[low + 1, None], errors[low], errors[low + 1])
-                accept = np.log(rng.random(log_ratio.shape)) < log_ratio
-                proposed[low] += k
-                accepted[low] += accept.sum(axis=1)
-                rung, chain = np.nonzero(accept)
-                rows_low, rows_high = low[rung] * k + chain, (low[rung] + 1) * k + chain
-                both, swapped = np.concatenate([rows_low, rows_high]), np.concatenate([rows_high, rows_low])
-                coords[both] = coords[swapped]             # the states change rungs; the rungs stay put
-                margins[both] = margins[swapped]
-            if step >= burn_in and (step - burn_in) % thin == thin - 1:
-                errors = np.count_nonzero(sampled_margins <= 0, axis=1) + zero_points
-                draws[:, (step - burn_in) // thin] = errors.reshape(n_rungs - 1, k).T
+    for step in steps(signed, sampled_coords, sampled_margins, tables, rng, burn_in + n_samples * thin):
+        if step % swap_every == swap_every - 1:
+            # rung 0: an exact draw from the prior, needed only by the swaps (drawn where they need it)
+            coords[:k] = _prior_points(rng, k, rank)
+            margins[:k] = coords[:k] @ signed.T
+            errors = np.count_nonzero(margins <= 0, axis=1).reshape(n_rungs, k)
+            low = np.arange(parity, n_rungs - 1, 2)                # pairs (low, low + 1)
+            parity = 1 - parity
+            log_ratio = _swap_log_ratio(ladder[low, None], ladder[low + 1, None], errors[low], errors[low + 1])
+            accept = np.log(rng.random(log_ratio.shape)) < log_ratio
+            proposed[low] += k
+            accepted[low] += accept.sum(axis=1)
+            rung, chain = np.nonzero(accept)
+            rows_low, rows_high = low[rung] * k + chain, (low[rung] + 1) * k + chain
+            both, swapped = np.concatenate([rows_low, rows_high]), np.concatenate([rows_high, rows_low])
+            coords[both] = coords[swapped]             # the states change rungs; the rungs stay put
+            margins[both] = margins[swapped]
+        if step >= burn_in and (step - burn_in) % thin == thin - 1:
+            errors = np.count_nonzero(sampled_margins <= 0, axis=1) + zero_points
+            draws[:, (step - burn_in) // thin] = errors.reshape(n_rungs - 1, k).T
     return draws, accepted / np.maximum(proposed, 1)
 
 
@@ -211,7 +204,7 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
     The ladder has n_rungs values of s from 0 to the largest t = ln((1 - q) / q), spaced quadratically (E_s[e]
     falls steeply near s = 0, from m/2 to about the fewest errors, and is flat beyond).  On every rung after the
     first, n_chains independent KGS chains each run burn_in steps, then keep one sample every `thin` steps,
-    n_samples per chain.  The chains of the first sampled rung start apart (`kgs._starts`: the class-mean
+    n_samples per chain.  The chains of the first sampled rung start apart (`start_points`: the class-mean
     direction and points of the prior); each chain then starts a rung where it ended the one before (a warm
     start: the next posterior is close), so the chains stay independent of each other.
     The Monte Carlo error of the evidence is the larger of the rungs' errors (sd / sqrt(ESS) from all chains)
@@ -236,7 +229,7 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
     thin = as_positive_int(thin, "thin")
     swap_every = as_positive_int(swap_every, "swap_every")
     tempered = as_bool(tempered, "tempered")
-    kgs._check_steps(n_chains * n_rungs * (burn_in + thin * n_samples), "n_samples", n_samples)
+    check_steps(n_chains * n_rungs * (burn_in + thin * n_samples), "n_samples", n_samples)
     rng = as_generator(random_state)
     targets = np.log((1 - q_values) / q_values)
     ladder = float(np.max(targets)) * np.linspace(0.0, 1.0, n_rungs) ** 2
@@ -251,7 +244,7 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
 
     # Exact at s = 0: under the uniform prior each point is wrong with probability 1/2
     # (a point with a zero feature vector is always wrong).
-    zero_points = m - np.count_nonzero(kgs._active_points(features))
+    zero_points = m - np.count_nonzero(active_points(features))
     mean_errors = np.concatenate([[(m - zero_points) / 2.0 + zero_points], draws.mean(axis=(0, 1))])
     mc_error = np.concatenate([[0.0], mcse(draws)])
 

@@ -145,11 +145,21 @@ def crossing_half_angles(margins, minus_slopes):
 
     minus_slopes = -b_i.  The other zero is half a circle later; the margin turns negative at the returned
     angle when b_i < 0 (its derivative there is b_i / cos t).  The KGS sorts these m numbers instead of all 2m
-    crossings (`kgslab.kgs._sweep_half`).  b_i = 0 gives +-pi/2 (numpy warns of the division unless told not to).
+    crossings (`kgslab._kgs_engine.sweep_half_circle`).  b_i = 0 gives +-pi/2 (numpy warns of the division unless told not to).
     """
     half = np.divide(margins, minus_slopes)
     np.arctan(half, out=half)
     return half
+
+
+def pick_by_weight(cumulative, uniform) -> int:
+    """Index j with probability weights[j] / sum(weights), from cumulative = weights.cumsum() and a uniform
+    on [0, 1): a binary search for the first cumulative sum above uniform x total (step 7 of the KGS)."""
+    total = cumulative[-1]
+    if not total > 0:
+        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
+    j = int(cumulative.searchsorted(uniform * total, "right"))
+    return j if j < len(cumulative) else j - 1        # uniform x total rounded up to the total
 
 
 def crossing_angle_scalar(margin: float, slope: float) -> float:

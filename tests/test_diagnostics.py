@@ -215,3 +215,18 @@ def test_many_quantities_at_once_equal_arviz_one_at_a_time(n_chains, n_draws):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 assert together[diagnostics.rhat][k] == pytest.approx(float(arviz.rhat(one)), rel=1e-8)
+
+
+def test_effective_sample_size_of_an_ar1_chain():
+    # AR(1) x_t = rho x_{t-1} + noise has autocorrelation rho^k and ESS = n (1 - rho) / (1 + rho).
+    rng = np.random.default_rng(0)
+    n, rho = 200_000, 0.8
+    noise = rng.standard_normal(n)
+    chain = np.empty(n)
+    chain[0] = noise[0]
+    for t in range(1, n):
+        chain[t] = rho * chain[t - 1] + noise[t]
+    np.testing.assert_allclose(diagnostics.autocorrelation(chain, 3), rho ** np.arange(4), atol=0.01)
+    assert diagnostics.effective_sample_size(chain) == pytest.approx(n * (1 - rho) / (1 + rho), rel=0.1)
+    independent = rng.standard_normal(20_000)
+    assert diagnostics.effective_sample_size(independent) == pytest.approx(20_000, rel=0.1)

@@ -19,7 +19,8 @@ from .. import data
 from .._validation import (as_float_array, as_generator, as_pm1_labels, as_positive_int, as_probabilities,
                            as_scalar, check_work_budget)
 from ..kernels import linear_kernel
-from ..kgs import MAX_STEPS, gibbs_run
+from .._kgs_engine import MAX_STEPS
+from ..kgs import gibbs_run
 from ..versionspace import kernel_coordinates, max_margin
 
 __all__ = ["quadratic_svm", "figure4", "figure4_full", "write_figure4", "FIGURE4_Q", "FIGURE4_LAMBDA", "FIGURE4_FILE",

@@ -1,0 +1,316 @@
+"""The engine under the kernel Gibbs sampler: chains, their step (section 3 of seed 001, steps 1-8) and one run loop.
+
+Two samplers drive it: `kgslab.kgs` (the posterior of one flip rate q: the vote, the Bayes point) and
+`kgslab.evidence` (a ladder of flip rates, rung by rung or by replica exchange), as emcee's `sample()` drives its
+moves.  `kgslab.circle` writes the same steps out for one circle, as the paper does; this module runs them for k
+chains at once, fast.
+
+State.  A chain's point is a unit coordinate vector c (w = Phi' c, Phi Phi' = K, `kernel_coordinates`) and its
+training margins y_i <w, phi_i> = (y_i Phi_i) c, kept up to date by the same rotation as c.  `Chains` holds the
+points (k, r) and margins (k, m) of k chains; `steps` moves them in place and yields after every step, so the
+caller decides what to keep (a sample every `thin` steps) or what to do between steps (evidence's swaps).
+
+The step (`propose_circle`, then `move_on_circle`):
+  2. a random unit tangent v at each point: the great circle w(t) = cos t w + sin t v;
+  3-4. on it margin i is a_i cos t + b_i sin t, which crosses zero twice, half a circle apart;
+  5-6. sorted, the crossings cut the circle into 2m arcs whose error counts one cumulative sum gives;
+  7. an arc is drawn with weight length x q^e (1 - q)^(m - e) (eq. 3), then theta uniformly on it;
+  8. w <- w(theta).
+Arcs come in antipodal pairs (arc j + pi has every margin negated: m - e_j errors, the same length), so a step
+sorts the m crossings in (-pi/2, pi/2) only (`sweep_half_circle`) and draws a pair before one of its two arcs
+(`PairTables`).  One matrix-vector product per chain, one arctan and one sort of m numbers per chain, a few passes
+over the m pairs, then per chain a binary search and a plane rotation: nothing else is O(m r).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy.linalg.blas import drot
+
+from ._blas import blas_threads
+from ._validation import check_work_budget
+from .versionspace import crossing_half_angles, pick_by_weight, random_tangents, start_in_version_space
+
+#: steps between two renormalisations of a chain's point: the rotation keeps |c| = 1 up to ~1e-16 a step.
+RENORMALISE = 32
+#: Gibbs steps of one call: beyond this a run takes hours; refuse rather than hang.
+MAX_STEPS = 10_000_000
+#: a circle whose total weight is below this has its best pair's weight below 1e-280 / pi, near the end of the
+#: normal doubles (where weights lose digits): that circle's step is redone in log space.
+FAINT = 1e-280
+#: m r from which the chains' products are one BLAS gemv each: OpenBLAS's gemm for a few rows packs the whole
+#: m x r matrix on every call (2-6 matrix-vector products, benchmarks/bench_kgs.py); below it one call is cheaper.
+ROWWISE_PRODUCTS = 40_000
+
+
+def check_steps(n_steps, name, value):
+    """Refuse a run of more than MAX_STEPS Gibbs steps, naming the argument that asked for it."""
+    check_work_budget(n_steps, MAX_STEPS, name, value, "Gibbs steps (with burn_in, thin and the chains)")
+
+
+# ---------------------------------------------------------------------------
+# Step 1: where the chains start
+# ---------------------------------------------------------------------------
+def active_points(features):
+    """Training points whose feature vector is not zero (relative to the largest).
+
+    A point with a zero feature vector has margin 0 <= 0 for every w: an error whatever w is.  It multiplies the
+    likelihood by the constant q, so it drops out of the sampling (for q = 0 it leaves no version space, which
+    `version_space_start` reports).
+    """
+    squared_norms = np.einsum("ij,ij->i", features, features)
+    return squared_norms > 1e-14 * np.max(squared_norms)
+
+
+def version_space_start(features, y):
+    """A point of version space (every training point correct), or a ValueError if there is none.
+
+    The maximum-margin hyperplane of `kgslab.versionspace` (unit coordinates c).
+    """
+    return start_in_version_space(features, y, hint="q = 0 samples version space: use q > 0, "
+                                  "or a kernel that separates the data")
+
+
+def class_mean_start(features, y, rng):
+    """The direction of sum_i y_i phi(x_i) (a class-mean classifier); a random point when that sum is 0."""
+    coords = features.T @ y
+    norm = np.linalg.norm(coords)
+    if norm < 1e-12 * np.sqrt(np.sum(features**2)):
+        coords = rng.standard_normal(features.shape[1])
+        norm = np.linalg.norm(coords)
+    return coords / norm
+
+
+def start_points(features, y, q, n_chains, rng):
+    """Starting points (n_chains, r).
+
+    q = 0: the max-margin point of version space for every chain.  q > 0: the class-mean direction for the first
+    chain and uniform points of the sphere (the prior) for the others, so that chains that have not forgotten
+    their starts disagree and R-hat sees it.
+    """
+    if q == 0.0:
+        return np.tile(version_space_start(features, y), (n_chains, 1))
+    starts = rng.standard_normal((n_chains, features.shape[1]))
+    active = active_points(features)
+    starts[0] = class_mean_start(features[active], y[active], rng)
+    return starts / np.linalg.norm(starts, axis=1, keepdims=True)
+
+
+# ---------------------------------------------------------------------------
+# Step 2: a great circle through each point
+# ---------------------------------------------------------------------------
+class Circle(NamedTuple):
+    """The great circles of one step: a unit tangent per chain and the slopes b_i = y_i <v, phi_i> of its margins.
+
+    The step rotates both in place (they are spent by it): copy them first to keep them.
+    """
+
+    direction: np.ndarray   # (k, r)
+    slopes: np.ndarray      # (k, m)
+
+
+def propose_circle(coords, signed, rng) -> Circle:
+    """Step 2 for k chains: a random unit tangent at each point and its slopes (one product per chain)."""
+    direction = random_tangents(coords, rng)
+    if direction.shape[0] == 1 or signed.size < ROWWISE_PRODUCTS:
+        return Circle(direction, direction @ signed.T)
+    slopes = np.empty((direction.shape[0], signed.shape[0]))
+    for row, out in zip(direction, slopes):
+        np.matmul(signed, row, out=out)
+    return Circle(direction, slopes)
+
+
+# ---------------------------------------------------------------------------
+# Steps 3-6: the arcs of each circle and their errors
+# ---------------------------------------------------------------------------
+_CROSSINGS_PASSED_MINUS_M = {}
+
+
+def _crossings_passed_minus_m(m):
+    """(j + 1) - m for j = 0 .. m-1: crossings passed at the end of arc j, less m (cached: every step uses it)."""
+    if m not in _CROSSINGS_PASSED_MINUS_M:
+        _CROSSINGS_PASSED_MINUS_M[m] = np.arange(1, m + 1) - m
+    return _CROSSINGS_PASSED_MINUS_M[m]
+
+
+def _sort_with_turns(half, turns_negative):
+    """Sort each row of crossing angles in place, carrying along whether each crossing turns its margin negative.
+
+    The turn rides in the lowest mantissa bit of its angle (a change of at most 1 ulp, 1e-16 rad), so a plain
+    sort of values does the work of an argsort plus two takes at a third of the cost.  Returns the turns (k, m) as
+    0 / 1 integers in the sorted order.
+    """
+    bits = half.view(np.int64)
+    bits &= -2
+    bits |= turns_negative
+    half.sort(axis=1)
+    return bits & 1
+
+
+def sweep_half_circle(margins, minus_slopes):
+    """Steps 3-6 for k circles at once: (half, errors, lengths), each (k, m), sorting m numbers per circle.
+
+    On the circle a_i cos t + b_i sin t (rows: circles; minus_slopes = -b) point i crosses zero where
+    tan t = -a_i / b_i: once in (-pi/2, pi/2), at half_i = arctan(a_i / -b_i), and again half a circle later.
+    At half_i the margin turns negative when b_i < 0 (its derivative there is b_i / cos(half_i)); at t = -pi/2
+    the margin is -b_i, so just after -pi/2 the points with b_i >= 0 are wrong.  With the crossings sorted, the
+    arc from half[:, j] to half[:, j + 1] (the last: to half[:, 0] + pi) has
+
+        errors[:, j] = (wrong at -pi/2) + (turned negative so far) - (turned positive so far)
+                     = (m - N) + n_j - ((j + 1) - n_j)  =  2 n_j - ((j + 1) - m) - N,
+
+    n_j the crossings among the first j + 1 that turn negative, N all of them.  The antipodal arc (+ pi) has every
+    margin negated: m - errors[:, j] errors, the same length.
+    """
+    m = margins.shape[1]
+    half = crossing_half_angles(margins, minus_slopes)
+    errors = _sort_with_turns(half, minus_slopes > 0)
+    errors.cumsum(axis=1, out=errors)                      # n_j
+    all_turned_negative = errors[:, -1:].copy()            # N
+    errors <<= 1                                           # in place: ufuncs on one array are cheapest
+    errors -= _crossings_passed_minus_m(m)
+    errors -= all_turned_negative
+    lengths = np.empty_like(half)     # (plain ufuncs: np.diff's Python wrapper costs more than the work)
+    np.subtract(half[:, 1:], half[:, :-1], out=lengths[:, :-1])
+    np.subtract(half[:, 0] + np.pi, half[:, -1], out=lengths[:, -1])
+    return half, errors, lengths
+
+
+# ---------------------------------------------------------------------------
+# Step 7: the likelihood of each antipodal pair of arcs
+# ---------------------------------------------------------------------------
+class PairTables(NamedTuple):
+    """Step 7 by antipodal pairs of arcs: arc j with e errors and arc j + pi with m - e, of the same length.
+
+    weight[e] = r^e + r^(m-e), r = q / (1-q): the pair's likelihood (eq. 3, up to (1-q)^m), at most about 1
+    (e = 0 or m).  Where the best pair of a circle has so many errors that its weight underflows, the step
+    uses log_weight[e] = min(e, m-e) ln r + ln(1 + r^|m-2e|) instead and subtracts the best pair's.
+    first_share[e] = r^e / (r^e + r^(m-e)): the chance that the draw is the arc j itself.
+    q = 0: only e = 0 (the arc) or e = m (its antipode) is version space.
+    """
+
+    weight: np.ndarray
+    log_weight: np.ndarray
+    first_share: np.ndarray
+    row_offsets: np.ndarray | None = None   # stacked tables only: where each chain's q starts (k, 1)
+
+    @classmethod
+    def of(cls, q, m):
+        e = np.arange(m + 1)
+        if q == 0.0:
+            log_weight = np.where((e == 0) | (e == m), 0.0, -np.inf)
+            return cls(np.exp(log_weight), log_weight, (e == 0).astype(float))
+        log_r = math.log(q) - math.log1p(-q)
+        log_weight = np.minimum(e, m - e) * log_r + np.log1p(np.exp(np.abs(m - 2 * e) * log_r))
+        with np.errstate(over="ignore", under="ignore"):
+            first_share = 1.0 / (1.0 + np.exp((m - 2 * e) * log_r))
+            return cls(np.exp(log_weight), log_weight, first_share)
+
+    @classmethod
+    def stacked(cls, row_q, m):
+        """One table per chain, for chains at different flip rates (`kgslab.evidence`'s tempered ladder):
+        the tables of row_q[i] laid end to end, chain i reading entry e at e + i (m + 1)."""
+        tables = [cls.of(q, m) for q in row_q]
+        return cls(*(np.concatenate([getattr(t, name) for t in tables])
+                     for name in ("weight", "log_weight", "first_share")),
+                   row_offsets=(m + 1) * np.arange(len(tables))[:, None])
+
+
+def pair_weights(tables, entries, lengths):
+    """Cumulative sums (k, m) of length x likelihood over the antipodal pairs of each circle (step 7).
+
+    entries: the pairs' error counts, or for stacked tables the counts plus each chain's row offset.
+    """
+    cumulative = tables.weight.take(entries)
+    cumulative *= lengths
+    cumulative.cumsum(axis=1, out=cumulative)
+    faint = cumulative[:, -1] < FAINT
+    if faint.any():
+        log_weight = tables.log_weight.take(entries[faint])
+        with np.errstate(invalid="ignore"):                 # q = 0 outside version space: -inf - -inf
+            log_weight -= log_weight.max(axis=1, keepdims=True)   # the best pair's weight is 1: no underflow
+        cumulative[faint] = (np.exp(log_weight) * lengths[faint]).cumsum(axis=1)
+    return cumulative
+
+
+# ---------------------------------------------------------------------------
+# Steps 3-8: move every chain along its circle
+# ---------------------------------------------------------------------------
+def move_on_circle(coords, margins, circle, tables, rng):
+    """Steps 3-8 for k chains: coords (k, r) and margins (k, m) move in place to the new points; returns theta (k,).
+
+    The circle is walked towards -direction, as likely as +direction: its slopes are then -slopes, so the sweep's
+    "minus slopes" are the slopes as they come (no pass to negate them), and theta is measured that way.
+    """
+    k, rank = coords.shape
+    m = margins.shape[1]
+    direction, slopes = circle
+    half, errors, lengths = sweep_half_circle(margins, slopes)          # steps 3-6
+    entries = errors if tables.row_offsets is None else errors + tables.row_offsets
+    cumulative = pair_weights(tables, entries, lengths)                 # step 7, by antipodal pairs
+    uniforms = rng.random((k, 3)).tolist()
+    thetas = np.empty(k)
+    for i in range(k):
+        u_pair, u_turn, u_within = uniforms[i]
+        j = pick_by_weight(cumulative[i], u_pair)                       # a pair of arcs (eq. 3)
+        turn = u_turn >= tables.first_share[entries[i, j]]              # one of its two arcs
+        theta = half[i, j] + math.pi * turn + u_within * lengths[i, j]
+        thetas[i] = theta
+        cos_t, sin_t = math.cos(theta), -math.sin(theta)                # step 8, towards -direction
+        # BLAS plane rotation drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by
+        # position: x <- c x + s y in place, one pass (and y <- c y - s x: direction and slopes are spent)
+        drot(coords[i], direction[i], cos_t, sin_t, rank, 0, 1, 0, 1, 1, 1)
+        drot(margins[i], slopes[i], cos_t, sin_t, m, 0, 1, 0, 1, 1, 1)
+    return thetas
+
+
+def undo_drift(coords, margins):
+    """Scale each chain's point back to unit length, in place, and its margins with it (every RENORMALISE steps)."""
+    scale = 1.0 / np.sqrt((coords * coords).sum(axis=1, keepdims=True))
+    coords *= scale
+    margins *= scale
+
+
+def steps(signed, coords, margins, tables, rng, n_steps):
+    """The run loop: n_steps KGS steps of every chain, in place; yields the step's index after each.
+
+    signed: the rows y_i Phi_i (m, r); coords (k, r) and margins (k, m) the chains' points and margins, moved in
+    place; tables: `PairTables.of(q, m)` (or `.stacked`, a flip rate per chain).  The caller reads or changes
+    coords and margins between steps: keeps a sample every `thin` steps (`Chains.draw`), swaps states between
+    rungs (`kgslab.evidence`).  One BLAS thread and no warnings for b_i = 0 (arctan(+-inf)) while it runs.
+    """
+    with blas_threads(), np.errstate(divide="ignore", invalid="ignore"):
+        for step in range(n_steps):
+            move_on_circle(coords, margins, propose_circle(coords, signed, rng), tables, rng)
+            if step % RENORMALISE == 0:
+                undo_drift(coords, margins)
+            yield step
+
+
+class Chains:
+    """Independent KGS chains at one flip rate q, advanced together and extendable: their points and margins."""
+
+    def __init__(self, features, y, q, rng, starts):
+        active = active_points(features)
+        self.features, self.y, self.q, self.rng = features[active], y[active], q, rng
+        self.coords = np.array(starts, dtype=float).reshape(-1, features.shape[1])
+        self.signed = self.y[:, None] * self.features
+        self.tables = PairTables.of(q, self.signed.shape[0])
+
+    def draw(self, n_samples, thin, burn_in=0):
+        """Coordinates (k, n_samples, r): after burn_in steps, one kept every `thin` steps."""
+        k, rank = self.coords.shape
+        if rank == 1:
+            # The "sphere" in one dimension is the two points +-c: draw the sign exactly.
+            # +c makes e errors, -c the other m - e: the pair of `PairTables`, whose first share is P(+c)
+            p_plus = self.tables.first_share[np.count_nonzero(self.features[:, 0] * self.y < 0)]
+            return np.where(self.rng.random((k, n_samples)) < p_plus, 1.0, -1.0)[:, :, None]
+        samples = np.empty((k, n_samples, rank))
+        margins = self.coords @ self.signed.T     # afresh: rounding in the stepwise update must not pile up
+        for step in steps(self.signed, self.coords, margins, self.tables, self.rng, burn_in + n_samples * thin):
+            if step >= burn_in and (step - burn_in) % thin == thin - 1:
+                samples[:, (step - burn_in) // thin] = self.coords
+        return samples
