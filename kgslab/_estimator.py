@@ -55,7 +55,7 @@ NON_NEGATIVE = StrictInterval(Real, 0, None, closed="left")
 COUNT = StrictInterval(Integral, 1, None, closed="left")
 RANDOM_STATE = ["random_state", np.random.Generator]
 # The samplers' run lengths: burn-in may be 0; n_samples / n_bounces an integer or "auto"; the target MC error
-# and the cap on an "auto" run as kgslab.diagnostics.check_targets accepts them.
+# and the cap on an "auto" run as kgslab.stopping.check_targets accepts them.
 COUNT0 = StrictInterval(Integral, 0, None, closed="left")
 N_DRAWS = [COUNT, StrOptions({"auto"})]
 TARGET_ERROR = StrictInterval(Real, 1e-4, 0.5, closed="both")
@@ -234,3 +234,35 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The label of classes_ on the side of the decision function's sign."""
         return self._labels_from_scores(self.decision_function(X))
+
+
+class LatestRun:
+    """Holds the diagnostics of an estimator's latest sampler run, so that predicting adds no attributes."""
+
+    run = None
+
+
+class ConvergenceReport:
+    """rhat_, ess_ and mc_error_ of an estimator's latest sampler run (a mixin for the two samplers' estimators).
+
+    The estimator keeps a LatestRun in ``self._last`` and says in ``_diagnostic(name)`` which run that is and
+    what it needs first (kgs: the latest vote, fit included; billiard: the latest predict).
+    """
+
+    def _diagnostic(self, name):
+        raise NotImplementedError
+
+    @property
+    def rhat_(self):
+        """Split, rank-normalised R-hat of every monitored point of the latest run."""
+        return self._diagnostic("rhat")
+
+    @property
+    def ess_(self):
+        """Effective sample size behind every monitored estimate of the latest run."""
+        return self._diagnostic("ess")
+
+    @property
+    def mc_error_(self):
+        """Monte Carlo standard error of every monitored estimate of the latest run."""
+        return self._diagnostic("mc_error")

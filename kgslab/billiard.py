@@ -67,7 +67,9 @@ from ._estimator import (COUNT, COUNT0, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURE
 from ._validation import (as_bool, as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_probabilities,
                           as_scalar, as_vector, check_work_budget)
 from .billiard_reference import hoeffding_bounces
-from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
+from ._estimator import ConvergenceReport, LatestRun
+from .diagnostics import summarise
+from .stopping import check_targets, run_until_converged
 from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent, start_alpha,
                            version_space_start)
 

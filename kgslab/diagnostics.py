@@ -26,18 +26,16 @@ to the number of draws and MCSE 0.
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import ndtri
 from scipy.stats import rankdata
-from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import as_float_array, as_positive_int, as_scalar, as_vector
 
 __all__ = ["split_chains", "rank_normalise", "rhat", "ess", "mcse", "autocorrelation", "effective_sample_size",
-           "Convergence", "summarise", "run_until_converged"]
+           "Convergence", "summarise"]
 
 
 def _as_chains(chains, name="chains", min_draws=4):
@@ -205,7 +203,7 @@ def effective_sample_size(chain):
     return float(_ess(chain[None, :, None])[0])
 
 
-# ---- running samplers until their answers are converged -----------------------------------------------------
+# ---- whether a multi-chain run has converged (kgslab.stopping runs samplers until it has) -------------------
 
 class Convergence(NamedTuple):
     """Diagnostics of a multi-chain run, one entry per reported quantity."""
@@ -226,7 +224,7 @@ def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01, sett
     draws below 1 (or above 0) among ties, is reported but does not hold up the run.
     """
     draws = _as_chains(draws, "draws")
-    target_error, target_rhat = _check_stopping(target_error, target_rhat)
+    target_error, target_rhat = stopping_targets(target_error, target_rhat)
     if settled is not None:
         settled = as_scalar(settled, "settled", low=0.0, high=0.5)
     split = split_chains(draws)
@@ -239,85 +237,8 @@ def summarise(draws, target_error: float = 0.01, target_rhat: float = 1.01, sett
     return Convergence(rhat=r_hat, ess=effective, mc_error=error, n_draws=draws.shape[1], converged=converged)
 
 
-def check_targets(target_error, target_rhat, max_draws, name="max_draws"):
-    """Validate the stopping targets of an "auto" run (a bad target could make it run for ever)."""
-    target_error, target_rhat = _check_stopping(target_error, target_rhat)
-    max_draws = as_positive_int(max_draws, name, minimum=8)
-    return target_error, target_rhat, max_draws
-
-
-def _check_stopping(target_error, target_rhat):
+def stopping_targets(target_error, target_rhat):
+    """Validate the targets a run is summarised against (a bad one could make an "auto" run go on for ever)."""
     target_error = as_scalar(target_error, "target_error", low=1e-4, high=0.5)
     target_rhat = as_scalar(target_rhat, "target_rhat", low=1.0, low_open=True, high=2.0)
     return target_error, target_rhat
-
-
-def run_until_converged(extend, *, first: int, max_draws: int, target_error: float = 0.01,
-                        target_rhat: float = 1.01, what: str = "the sampler", settled=None,
-                        projected: bool = False) -> Convergence:
-    """Call extend(n) (n more draws per chain; returns all draws so far, (n_chains, n_draws, k)) until converged.
-
-    Starts with `first` draws per chain and grows the run by half each round, so the diagnostics cost little
-    next to the sampling.  With `projected`, a round instead grows the run to the length at which the largest
-    MC error would reach the target (errors fall as 1 / sqrt(draws)), plus a tenth, at least by a quarter
-    and at most four-fold: fewer rounds of diagnostics.  At `max_draws` per chain it stops with a
-    ConvergenceWarning that says how far the answers are from the targets.
-    """
-    if not callable(extend):
-        raise TypeError(f"extend must be a function extend(n) returning all draws so far, got {extend!r}")
-    first = as_positive_int(first, "first")
-    target_error, target_rhat, max_draws = check_targets(target_error, target_rhat, max_draws)
-    if not isinstance(what, str):
-        raise TypeError(f"what must name the sampler (str), got {what!r}")
-    draws = extend(first)
-    total = first
-    while True:
-        result = summarise(draws, target_error, target_rhat, settled)
-        if result.converged:
-            return result
-        if total >= max_draws:
-            warnings.warn(
-                f"{what} stopped at its cap of {max_draws} draws per chain before converging: largest Monte "
-                f"Carlo error {np.max(result.mc_error):.3g} (target {target_error}), largest R-hat "
-                f"{np.max(result.rhat):.4f} (target {target_rhat}); raise the cap or treat the answers as rough.",
-                ConvergenceWarning, stacklevel=3)
-            return result
-        more = max(total // 2, 1)
-        if projected:
-            needed = 1.1 * total * (np.max(result.mc_error) / target_error) ** 2
-            more = int(np.clip(needed - total, max(total // 4, 1), 3 * total))
-        more = min(max_draws - total, more)
-        draws = extend(more)
-        total += more
-
-
-class LatestRun:
-    """Holds the diagnostics of an estimator's latest sampler run, so that predicting adds no attributes."""
-
-    run = None
-
-
-class ConvergenceReport:
-    """rhat_, ess_ and mc_error_ of an estimator's latest sampler run (a mixin for the two samplers' estimators).
-
-    The estimator keeps a LatestRun in ``self._last`` and says in ``_diagnostic(name)`` which run that is and
-    what it needs first (kgs: the latest vote, fit included; billiard: the latest predict).
-    """
-
-    def _diagnostic(self, name):
-        raise NotImplementedError
-
-    @property
-    def rhat_(self):
-        """Split, rank-normalised R-hat of every monitored point of the latest run."""
-        return self._diagnostic("rhat")
-
-    @property
-    def ess_(self):
-        """Effective sample size behind every monitored estimate of the latest run."""
-        return self._diagnostic("ess")
-
-    @property
-    def mc_error_(self):
-        """Monte Carlo standard error of every monitored estimate of the latest run."""
-        return self._diagnostic("mc_error")

@@ -63,7 +63,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import evidence
 from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE,
-                         SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, KernelClassifier)
+                         SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, ConvergenceReport, KernelClassifier,
+                         LatestRun)
 from ._kgs_engine import (Chains, PairTables, check_steps, move_on_circle, propose_circle, start_points,
                           version_space_start)
 from ._validation import (
@@ -79,7 +80,8 @@ from ._validation import (
     as_unit_vector,
     as_vector,
 )
-from .diagnostics import ConvergenceReport, LatestRun, check_targets, run_until_converged, summarise
+from .diagnostics import summarise
+from .stopping import as_n_draws, check_targets, reported, run_until_converged
 from .versionspace import TWO_PI, kernel_coordinates
 
 __all__ = [
@@ -155,14 +157,6 @@ def vote_draws(alphas, K_test):
     return (outputs > 0).astype(float).reshape(alphas.shape[0], alphas.shape[1], -1)
 
 
-def _as_n_draws(value, name):
-    if isinstance(value, str):
-        if value != "auto":
-            raise ValueError(f"{name} must be a positive integer or 'auto', got {value!r}")
-        return value
-    return as_positive_int(value, name)
-
-
 def monitor_kernel(K, y):
     """Kernel rows (n, m) of the points whose votes `gibbs_run` watches by default: the training points, and the
     feature-space midpoint of each training point and its nearest neighbour of the other class.
@@ -202,7 +196,7 @@ def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 10
     features, to_alpha = kernel_coordinates(K)
     y = as_pm1_labels(y, "y", length=features.shape[0], length_of="K")
     q = as_flip_rate(q)
-    n_samples = _as_n_draws(n_samples, "n_samples")
+    n_samples = as_n_draws(n_samples, "n_samples")
     n_chains = as_positive_int(n_chains, "n_chains")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     thin = as_positive_int(thin, "thin")
@@ -230,10 +224,7 @@ def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 10
         draws = extend(n_samples)
         result = summarise(draws, target_error, target_rhat) if n_samples >= 4 else None
     coords = np.concatenate(samples, axis=1)
-    nan = np.full(monitor.shape[1], np.nan)
-    return GibbsRun(alphas=coords @ to_alpha.T, rhat=nan if result is None else result.rhat,
-                    ess=nan if result is None else result.ess, mc_error=nan if result is None else result.mc_error,
-                    converged=bool(result is not None and result.converged))
+    return GibbsRun(alphas=coords @ to_alpha.T, **reported(result, monitor.shape[1]))
 
 
 def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, random_state=None):

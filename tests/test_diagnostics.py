@@ -4,7 +4,6 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.exceptions import ConvergenceWarning
 
 from kgslab import diagnostics
 
@@ -68,29 +67,6 @@ def test_constant_quantity_is_converged_with_zero_error():
     assert diagnostics.ess(chains) == 200
 
 
-def test_run_until_converged_stops_at_target_and_warns_at_cap():
-    rng = np.random.default_rng(3)
-    draws = []
-
-    def extend(n):
-        draws.append(rng.random((4, n, 2)) < 0.5)
-        return np.concatenate(draws, axis=1).astype(float)
-
-    result = diagnostics.run_until_converged(extend, first=20, max_draws=100_000, target_error=0.02)
-    assert result.converged and np.all(result.mc_error < 0.02) and np.all(result.rhat < 1.01)
-    assert result.n_draws < 5000      # 0/1 draws of sd 0.5: about 625 draws in all are needed
-
-    stuck_draws = []
-
-    def stuck(n):                      # two chains near 0, two near 1: never one distribution
-        stuck_draws.append(np.array([0.0, 0.0, 1.0, 1.0])[:, None] + 0.01 * rng.random((4, n)))
-        return np.concatenate(stuck_draws, axis=1)
-
-    with pytest.warns(ConvergenceWarning, match="cap of 200 draws"):
-        result = diagnostics.run_until_converged(stuck, first=20, max_draws=200)
-    assert not result.converged
-
-
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="at least 4 draws"):
         diagnostics.rhat(np.ones((2, 3)))
@@ -100,10 +76,6 @@ def test_bad_input_is_refused():
         diagnostics.mcse(np.full((2, 10), np.nan))
     with pytest.raises(ValueError, match="kind"):
         diagnostics.ess(np.ones((2, 10)), kind="tail")
-    with pytest.raises(ValueError, match="target_error"):
-        diagnostics.check_targets(0.0, 1.01, 100)
-    with pytest.raises(ValueError, match="target_rhat"):
-        diagnostics.check_targets(0.01, 1.0, 100)
 
 
 def test_a_settled_probability_does_not_hold_up_the_run_but_an_open_one_does():

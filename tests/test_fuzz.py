@@ -692,10 +692,10 @@ def convergence_problem(draw):
             "max_draws": draw(st.integers(8, 40)), "target_error": 0.1, "target_rhat": 1.1}
 
 
-register("kgslab.diagnostics.run_until_converged", convergence_problem(),
+register("kgslab.stopping.run_until_converged", convergence_problem(),
          {"extend": "function", "first": "count", "max_draws": "count", "target_error": "positive",
           "target_rhat": "positive"}, containers=(),
-         run=_rhat_may_be_infinite(importlib.import_module("kgslab.diagnostics").run_until_converged))
+         run=_rhat_may_be_infinite(importlib.import_module("kgslab.stopping").run_until_converged))
 
 # ---- kgs ------------------------------------------------------------------------------------------------
 
