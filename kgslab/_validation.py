@@ -245,3 +245,17 @@ def as_generator(random_state, name: str = "random_state") -> np.random.Generato
     if random_state is None or (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)):
         return np.random.default_rng(random_state)
     raise TypeError(f"{name} must be None, an integer or a numpy Generator, got {_describe(random_state)}")
+
+
+def as_correct_flags(value, name: str, length: int) -> np.ndarray:
+    """True / False per point (or 1 / 0): +-1 would count every point as correct once cast to bool."""
+    array = np.asarray(value) if not isinstance(value, str) else value
+    if getattr(array, "dtype", None) != bool:
+        array = as_float_array(array, name)
+        if not np.all((array == 0) | (array == 1)):
+            raise ValueError(f"{name} must hold True / False (or 1 / 0) per point, got the values "
+                             f"{np.unique(array)[:5].tolist()}")
+    array = array.astype(bool)
+    if array.ndim != 1 or array.shape[0] != length:
+        raise ValueError(f"{name} must be 1-d with one entry per confidence ({length}), got shape {array.shape}")
+    return array

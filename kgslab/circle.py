@@ -24,16 +24,13 @@ import math
 import numpy as np
 
 from ._validation import as_generator, as_matrix, as_scalar, as_vector
-from .versionspace import crossing_angle
+# Step 7's draw lives with the version-space tools that notebook 08 imports (with step 2's random_tangent),
+# so that the notebook need not import this module of exercise references.
+from .versionspace import _check_q, _choose, _likelihood_table, crossing_angle, sample_angle  # noqa: F401
 
 __all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle"]
 
 TWO_PI = 2.0 * np.pi
-
-
-def _check_q(q, allow_half=False):
-    """The assumed label flip rate q in [0, 0.5) (or [0, 0.5] where q = 0.5, a flat likelihood, is harmless)."""
-    return as_scalar(q, "q (the assumed label flip rate)", low=0.0, high=0.5, high_open=not allow_half)
 
 
 def _as_unit_coords(coords, rank):
@@ -113,52 +110,6 @@ def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
     middles = 0.5 * (boundaries + ends)
     margins = y * (np.cos(middles)[:, None] * w_outputs[None, :] + np.sin(middles)[:, None] * v_outputs[None, :])
     return np.count_nonzero(margins <= 0, axis=1)
-
-
-def _likelihood_table(q, n):
-    """(q / (1-q))^e for e = 0 .. n: the likelihood factor of eq. (3) per extra error (q = 0: 1, 0, 0, ...).
-
-    A table instead of exp(e log(q / (1-q))): the error counts are integers, and indexing costs less than exp.
-    Counts far above the best arc's underflow to 0, as their weight should.
-    """
-    if q == 0.0:
-        table = np.zeros(n + 1)
-        table[0] = 1.0
-        return table
-    return np.exp(np.arange(n + 1) * (math.log(q) - math.log1p(-q)))
-
-
-def _choose(cumulative, uniform):
-    """Index j with probability weights[j] / sum(weights), from cumulative = weights.cumsum() and a uniform
-    on [0, 1): a binary search for the first cumulative sum above uniform x total."""
-    total = cumulative[-1]
-    if not total > 0:
-        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
-    j = int(cumulative.searchsorted(uniform * total, "right"))
-    return j if j < len(cumulative) else j - 1        # uniform x total rounded up to the total
-
-
-def sample_angle(boundaries, errors, q, rng):
-    """Step 7: draw theta from the piecewise-uniform density on the circle.
-
-    Arc k (boundaries[k] .. boundaries[k+1], wrapping) has probability proportional to
-    its length times q^errors[k] (1-q)^(m-errors[k]) (eq. 3), computed from the exponent
-    (errors[k] - min errors) log(q / (1-q)) so that nothing under- or overflows;
-    within the arc theta is uniform.
-    """
-    boundaries = as_vector(boundaries, "boundaries")
-    errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
-    q = _check_q(q, allow_half=True)
-    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
-    if np.any(lengths < 0):
-        raise ValueError("boundaries must be sorted within one turn of the circle (as arc_errors_by_sweep returns them)")
-    errors = errors.astype(int)
-    fewest = errors.min() if q > 0 else 0      # q = 0: only arcs without errors count
-    weights = lengths * _likelihood_table(q, int(errors.max() - fewest))[np.maximum(errors - fewest, 0)]
-    u_arc, u_within = as_generator(rng, "rng").random(2)
-    arc = _choose(np.cumsum(weights), u_arc)
-    theta = float(boundaries[arc] + u_within * lengths[arc])
-    return theta - TWO_PI if theta >= TWO_PI else theta
 
 
 def step_on_circle(features, y, coords, direction, q, rng):
