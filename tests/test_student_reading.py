@@ -102,7 +102,7 @@ ANSWER_FACTS: dict[str, dict[str, list[str]]] = {
     "07": {"c36": ["Novikoff"]},
     "09": {"c39": ["centre largest ball inscribed", "share property run", "circle not crossed yet"]},
     "10": {"c21a": ["label-2 point in two truly belongs class 1"],
-           "c36a": ["discriminant fitted flipped labels", "regulariser lets EM see noise"]},
+           "c36a": ["discriminant fitted flipped labels", "regulariser decides EM see noise"]},
 }
 
 
@@ -648,6 +648,10 @@ EXAMPLES = {
                             r"\mathbf{M}_0)$"), "formulas"),
     "10-gamma2": ("10", _md("about one label-2 point in two truly belongs to class 1 ($\\gamma_2 = 0.5$)"),
                   "numbers"),
+    "10-summary-regulariser": ("10", _md("* With a shared covariance ... Its regulariser decides whether EM can see the "
+                                         "noise (Question 10.B)."), "facts"),
+    "04-summary-length": ("04", _md("**Summary.** Normalising removes the dependence on length: similarity means "
+                                    "overlap relative to length."), "facts"),
     "10-question-B": ("10", _md("what does the E-step see when the discriminant has fitted the flipped labels?"),
                       "facts"),
     "09-import-reference": ("09", _code("from kgslab.billiard_reference import hoeffding_epsilon"), "imports"),
