@@ -95,14 +95,23 @@ SPECIFIED_NUMBERS: dict[str, dict[str, str]] = {
 # not in the notebook's metadata, which the release copies to the student. A fact is found in the student copy
 # when all its words (stemmed) occur within FACT_WINDOW words of each other.
 ANSWER_FACTS: dict[str, dict[str, list[str]]] = {
-    "03": {"c16c": ["not where data fall", "band prior nothing learnt", "posterior falls back prior"]},
-    "04": {"c10a": ["longer text larger kernel value", "normalising removes dependence length"]},
+    "01": {"c15": ["penalty shrinks w towards zero", "penalty only biases"]},
+    "02": {"c10": ["error is bias not variance", "model class cannot represent function"],
+           "c31": ["more parameters than data", "gram matrix numerically singular", "fit believes every wiggle"]},
+    "03": {"c09a": ["data-fit penalty wins", "spreads probability over many data sets"],
+           "c16c": ["not where data fall", "band prior nothing learnt", "posterior falls back prior"]},
+    "04": {"c10a": ["longer text larger kernel value", "normalising removes dependence length"],
+           "c27": ["mean no longer at origin"]},
     "05": {"c06": ["normalised kernel best step", "step overshoots parabola"],
-           "c25": ["point sits on margin", "bound inside margin misclassified"]},
-    "07": {"c36": ["Novikoff"]},
-    "09": {"c39": ["centre largest ball inscribed", "share property run", "circle not crossed yet"]},
+           "c25": ["point sits on margin", "bound inside margin misclassified", "profile closest other language"]},
+    "06": {"compare-answer": ["stop words make texts look alike"],
+           "c25": ["function words tell languages apart"]},
+    "07": {"c08": ["alpha counts updates"], "c25": ["positive definite invertible"], "c36": ["Novikoff"]},
+    "09": {"c06": ["marginal probability term by term"],
+           "c39": ["centre largest ball inscribed", "share property run", "circle not crossed yet"]},
     "10": {"c21a": ["label-2 point in two truly belongs class 1"],
-           "c36a": ["discriminant fitted flipped labels", "regulariser decides EM see noise"]},
+           "c36a": ["discriminant fitted flipped labels", "regulariser decides EM see noise"],
+           "c44a": ["none beats trivial rule not sky", "gain not supported"]},
 }
 
 
