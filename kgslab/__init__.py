@@ -1,11 +1,12 @@
 """kgslab: a Jupyter coursework kit on kernel methods and Bayesian kernel classifiers.
 
-Modules (one idea each): kernels, text, regression, adatron, perceptron;
+Modules (one idea each): kernels, tokens (the words, k-grams and stems of a text), text (the
+text kernels), regression, adatron, perceptron;
 versionspace (the geometry both samplers share), circle (the KGS's steps on one
 great circle, as the paper writes them), kgs (the kernel Gibbs sampler and
 BayesPointMachine), evidence (its section 4: likelihood, entropy, evidence),
-billiard_reference (the billiard's step and stopping rule as the paper writes
-them), billiard (the kernel billiard and BayesianTransduction), diagnostics
+billiard_reference (the billiard's step, stopping rule and Figure 2's curve as
+the paper writes them), billiard (the kernel billiard and BayesianTransduction), diagnostics
 (R-hat, ESS, Monte Carlo error), kfd; papers (one module per paper's
 experiments), data, widgets, check, report, release.  Import the one you need,
 e.g. ``from kgslab import kernels``.

@@ -289,3 +289,17 @@ def as_signs(y, length: int | None = None, length_of: str = "the outputs") -> np
     if not np.all(np.abs(y) == 1):
         raise ValueError(f"y must hold the labels -1 and +1, got {np.unique(y)[:5].tolist()}")
     return y
+
+
+def as_correct_flags(value, name: str, length: int) -> np.ndarray:
+    """True / False per point (or 1 / 0): +-1 would count every point as correct once cast to bool."""
+    array = np.asarray(value) if not isinstance(value, str) else value
+    if getattr(array, "dtype", None) != bool:
+        array = as_float_array(array, name)
+        if not np.all((array == 0) | (array == 1)):
+            raise ValueError(f"{name} must hold True / False (or 1 / 0) per point, got the values "
+                             f"{np.unique(array)[:5].tolist()}")
+    array = array.astype(bool)
+    if array.ndim != 1 or array.shape[0] != length:
+        raise ValueError(f"{name} must be 1-d with one entry per confidence ({length}), got shape {array.shape}")
+    return array

@@ -1,8 +1,8 @@
 """The kernel billiard and Bayesian transduction (seed 002, Graepel, Herbrich and Obermayer, NIPS 1999).
 
 One sampler (`KernelBilliard`) and its estimator (`billiard_run`, `BayesianTransduction`).  The geometry it shares
-with the kernel Gibbs sampler is in `kgslab.versionspace`; the paper's own step and its stopping rule (eq. 8),
-which notebook 09's exercises rebuild, are in `kgslab.billiard_reference`.
+with the kernel Gibbs sampler is in `kgslab.versionspace`; the paper's own step and its stopping rule (eq. 8)
+as written are kept apart, as references for the checks and the tests.
 
 Version space and volume (section 3.1)
 --------------------------------------
@@ -66,7 +66,7 @@ from ._estimator import (COUNT, COUNT0, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURE
                          TRANSDUCTION_AUTO_EXPECTED_FAILURES, KernelClassifier)
 from ._validation import (as_bool, as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_probabilities,
                           as_scalar, as_vector, check_work_budget)
-from .billiard_reference import hoeffding_bounces
+from .billiard_reference import hoeffding_bounces as _hoeffding_bounces   # private: not an answer via billiard
 from ._estimator import ConvergenceReport, LatestRun
 from .diagnostics import summarise
 from .stopping import check_targets, run_until_converged
@@ -439,7 +439,7 @@ def billiard_run(K, y, K_test, n_bounces="auto", *, n_chains: int = 4, lam: floa
     eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)   # also without epsilon
     target_error, target_rhat, max_bounces = check_targets(target_error, target_rhat, max_bounces, "max_bounces")
     if epsilon is not None:
-        n_bounces = hoeffding_bounces(epsilon, eta)
+        n_bounces = _hoeffding_bounces(epsilon, eta)
     auto = isinstance(n_bounces, str) and n_bounces == "auto"
     if not auto:
         if isinstance(n_bounces, str):

@@ -1,6 +1,6 @@
 """The kernel billiard as the paper writes it (seed 002, Graepel, Herbrich and Obermayer, NIPS 1999, section 3.2).
 
-Notebook 09 asks the student for these three pieces; the checks compare the student's versions with them, and
+Notebook 09 asks the student for these pieces (and for Figure 2's curve, `error_rejection_curve`); the checks compare the student's versions with them, and
 the tests compare the kit's fast `kgslab.billiard.KernelBilliard` with `billiard_bounce`.
 
 * Step 2, the flight time to every wall.  On the great circle w(t) = cos t w + sin t v (||w|| = ||v|| = 1,
@@ -19,10 +19,11 @@ import math
 
 import numpy as np
 
-from ._validation import as_float_array, as_gram, as_pm1_labels, as_positive_int, as_scalar, as_vector
+from ._validation import as_correct_flags, as_float_array, as_gram, as_pm1_labels, as_positive_int, as_scalar, as_vector
+from .diagnostics import hoeffding_epsilon  # noqa: F401  (moved: notebook 09 imports it from there)
 from .versionspace import crossing_angle
 
-__all__ = ["flight_times", "billiard_bounce", "hoeffding_bounces", "hoeffding_epsilon"]
+__all__ = ["flight_times", "billiard_bounce", "hoeffding_bounces", "hoeffding_epsilon", "error_rejection_curve"]
 
 
 def flight_times(margins, slopes):
@@ -79,10 +80,18 @@ def hoeffding_bounces(epsilon: float = 0.05, eta: float = 0.01) -> int:
     return int(math.ceil(math.log(1.0 / eta) / (2.0 * epsilon ** 2)))
 
 
-def hoeffding_epsilon(n_bounces, eta: float = 0.01):
-    """The deviation eq. (8) allows after n bounces: epsilon = sqrt(ln(1/eta) / (2 n)) (array-friendly)."""
-    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
-    n_bounces = as_float_array(n_bounces, "n_bounces")
-    if np.any(n_bounces <= 0):
-        raise ValueError(f"n_bounces must be > 0, got {float(np.min(n_bounces)):g}")
-    return np.sqrt(np.log(1.0 / eta) / (2.0 * n_bounces))
+def error_rejection_curve(confidence, correct, thresholds):
+    """For each threshold theta: the rejection rate (confidence < theta) and the error on the rest.
+
+    Returns (rejection, error), arrays with one entry per threshold; the error is NaN where every point
+    is rejected.
+    """
+    confidence = as_vector(confidence, "confidence")
+    correct = as_correct_flags(correct, "correct", confidence.shape[0])
+    thresholds = np.atleast_1d(as_float_array(thresholds, "thresholds", ndim=(0, 1)))
+    rejected = confidence[None, :] < thresholds[:, None]
+    accepted = ~rejected
+    n_accepted = accepted.sum(axis=1)
+    wrong = (accepted & ~correct[None, :]).sum(axis=1)
+    error = np.divide(wrong, n_accepted, out=np.full(len(thresholds), np.nan), where=n_accepted > 0)
+    return rejected.mean(axis=1), error

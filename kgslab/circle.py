@@ -24,7 +24,9 @@ import math
 import numpy as np
 
 from ._validation import as_flip_rate, as_generator, as_matrix, as_signs, as_unit_vector, as_vector
-from .versionspace import TWO_PI, crossing_angle, pick_by_weight
+# Step 7's draw lives with the version-space tools that notebook 08 imports (with step 2's random_tangent),
+# so that the notebook need not import this module of exercise references.
+from .versionspace import TWO_PI, crossing_angle, sample_angle  # noqa: F401
 
 __all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle"]
 
@@ -89,42 +91,6 @@ def arc_errors_direct(boundaries, w_outputs, v_outputs, y):
     middles = 0.5 * (boundaries + ends)
     margins = y * (np.cos(middles)[:, None] * w_outputs[None, :] + np.sin(middles)[:, None] * v_outputs[None, :])
     return np.count_nonzero(margins <= 0, axis=1)
-
-
-def _likelihood_table(q, n):
-    """(q / (1-q))^e for e = 0 .. n: the likelihood factor of eq. (3) per extra error (q = 0: 1, 0, 0, ...).
-
-    A table instead of exp(e log(q / (1-q))): the error counts are integers, and indexing costs less than exp.
-    Counts far above the best arc's underflow to 0, as their weight should.
-    """
-    if q == 0.0:
-        table = np.zeros(n + 1)
-        table[0] = 1.0
-        return table
-    return np.exp(np.arange(n + 1) * (math.log(q) - math.log1p(-q)))
-
-
-def sample_angle(boundaries, errors, q, rng):
-    """Step 7: draw theta from the piecewise-uniform density on the circle.
-
-    Arc k (boundaries[k] .. boundaries[k+1], wrapping) has probability proportional to
-    its length times q^errors[k] (1-q)^(m-errors[k]) (eq. 3), computed from the exponent
-    (errors[k] - min errors) log(q / (1-q)) so that nothing under- or overflows;
-    within the arc theta is uniform.
-    """
-    boundaries = as_vector(boundaries, "boundaries")
-    errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
-    q = as_flip_rate(q, allow_half=True)
-    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
-    if np.any(lengths < 0):
-        raise ValueError("boundaries must be sorted within one turn of the circle (as arc_errors_by_sweep returns them)")
-    errors = errors.astype(int)
-    fewest = errors.min() if q > 0 else 0      # q = 0: only arcs without errors count
-    weights = lengths * _likelihood_table(q, int(errors.max() - fewest))[np.maximum(errors - fewest, 0)]
-    u_arc, u_within = as_generator(rng, "rng").random(2)
-    arc = pick_by_weight(np.cumsum(weights), u_arc)
-    theta = float(boundaries[arc] + u_within * lengths[arc])
-    return theta - TWO_PI if theta >= TWO_PI else theta
 
 
 def step_on_circle(features, y, coords, direction, q, rng):

@@ -41,14 +41,15 @@ import scipy.linalg
 from scipy.optimize import nnls
 
 from ._blas import blas_threads
-from ._validation import as_gram, as_matrix, as_pm1_labels, as_scalar, require_psd
+from ._validation import (as_flip_rate, as_generator, as_gram, as_matrix, as_pm1_labels, as_scalar, as_vector,
+                          require_psd)
 
 # crossing_angle, crossing_half_angles, crossing_angle_scalar, random_tangent and random_tangents are the samplers' inner-loop
 # primitives (one call per Gibbs step or billiard flight, where a check of the arguments would cost more than the
 # arithmetic): they are used by kgs and billiard on arguments those modules have validated, and are not public;
 # so is start_alpha, `version_space_start` on a span the billiard has computed already.
 __all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "max_margin", "start_in_version_space",
-           "version_space_start"]
+           "version_space_start", "sample_angle"]
 
 TWO_PI = 2.0 * np.pi
 RANK_RTOL = 1e-10
@@ -227,3 +228,41 @@ def start_alpha(span: Span, y, lam: float = 0.0) -> np.ndarray:
     else:
         hint = "use the soft version lam > 0 (K + lam I), or a kernel of higher capacity"
     return span.to_alpha @ start_in_version_space(span.features, y, hint)
+
+
+# ---- step 7 of the kernel Gibbs sampler: the draw of an angle on one great circle ----
+
+def _likelihood_table(q, n):
+    """(q / (1-q))^e for e = 0 .. n: the likelihood factor of eq. (3) per extra error (q = 0: 1, 0, 0, ...).
+
+    A table instead of exp(e log(q / (1-q))): the error counts are integers, and indexing costs less than exp.
+    Counts far above the best arc's underflow to 0, as their weight should.
+    """
+    if q == 0.0:
+        table = np.zeros(n + 1)
+        table[0] = 1.0
+        return table
+    return np.exp(np.arange(n + 1) * (math.log(q) - math.log1p(-q)))
+
+
+def sample_angle(boundaries, errors, q, rng):
+    """Step 7: draw theta from the piecewise-uniform density on the circle.
+
+    Arc k (boundaries[k] .. boundaries[k+1], wrapping) has probability proportional to
+    its length times q^errors[k] (1-q)^(m-errors[k]) (eq. 3), computed from the exponent
+    (errors[k] - min errors) log(q / (1-q)) so that nothing under- or overflows;
+    within the arc theta is uniform.
+    """
+    boundaries = as_vector(boundaries, "boundaries")
+    errors = np.asarray(as_vector(errors, "errors", length=boundaries.shape[0], length_of="boundaries"))
+    q = as_flip_rate(q, allow_half=True)
+    lengths = np.diff(boundaries, append=boundaries[0] + TWO_PI)
+    if np.any(lengths < 0):
+        raise ValueError("boundaries must be sorted within one turn of the circle (as arc_errors_by_sweep returns them)")
+    errors = errors.astype(int)
+    fewest = errors.min() if q > 0 else 0      # q = 0: only arcs without errors count
+    weights = lengths * _likelihood_table(q, int(errors.max() - fewest))[np.maximum(errors - fewest, 0)]
+    u_arc, u_within = as_generator(rng, "rng").random(2)
+    arc = pick_by_weight(np.cumsum(weights), u_arc)
+    theta = float(boundaries[arc] + u_within * lengths[arc])
+    return theta - TWO_PI if theta >= TWO_PI else theta

@@ -303,7 +303,7 @@ def test_compare_with_svm_maps_zero_one_labels_like_plus_minus_one():
 
 def test_error_rejection_curve_refuses_plus_minus_one_as_correct():
     """+-1 "correct" values used to count every point as correct (bool(-1) is True)."""
-    from kgslab.papers.bt1999 import error_rejection_curve
+    from kgslab.billiard_reference import error_rejection_curve
     confidence = np.array([0.9, 0.8, 0.1, 0.5])
     with pytest.raises(ValueError, match=r"\bcorrect must hold True / False \(or 1 / 0\) per point, got the values \[-1.0, 1.0\]"):
         error_rejection_curve(confidence, [1, -1, 1, -1], [0.0, 0.6])

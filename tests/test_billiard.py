@@ -258,7 +258,8 @@ def test_paper_bounce_equals_the_incremental_one():
 
 
 def test_error_rejection_curve_by_hand():
-    from kgslab.papers.bt1999 import error_rejection_curve, figure2_curves, match_theta_max
+    from kgslab.billiard_reference import error_rejection_curve
+    from kgslab.papers.bt1999 import figure2_curves, match_theta_max
     rejection, error = error_rejection_curve([0.1, 0.5, 0.9, 1.0], [False, True, False, True], [0, 0.5, 0.95, 2])
     np.testing.assert_allclose(rejection, [0, 0.25, 0.75, 1.0])
     np.testing.assert_allclose(error[:3], [0.5, 1 / 3, 0.0])

@@ -38,7 +38,7 @@ def test_references_pass(capsys):
     assert check.nb09_exercise_1(lambda *a, **k: written_out(billiard_reference.flight_times)(*a, **k)).__name__ == '<lambda>'
     assert check.nb09_exercise_2(lambda *a, **k: written_out(billiard_reference.billiard_bounce)(*a, **k)).__name__ == '<lambda>'
     assert check.nb09_exercise_3(lambda *a, **k: written_out(billiard_reference.hoeffding_bounces)(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_4(lambda *a, **k: written_out(bt1999.error_rejection_curve)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_4(lambda *a, **k: written_out(billiard_reference.error_rejection_curve)(*a, **k)).__name__ == '<lambda>'
     assert capsys.readouterr().out.count("✔ correct on") == 4
 
 
@@ -46,7 +46,7 @@ def test_blanks_fall_back_to_the_reference(capsys):
     assert check.nb09_exercise_1(blank).__wrapped__ is billiard_reference.flight_times
     assert check.nb09_exercise_2(blank).__wrapped__ is billiard_reference.billiard_bounce
     assert check.nb09_exercise_3(blank).__wrapped__ is billiard_reference.hoeffding_bounces
-    assert check.nb09_exercise_4(blank).__wrapped__ is bt1999.error_rejection_curve
+    assert check.nb09_exercise_4(blank).__wrapped__ is billiard_reference.error_rejection_curve
     assert capsys.readouterr().out.count("not attempted yet") == 4
 
 
@@ -55,7 +55,7 @@ def test_slips_are_caught(capsys):
         assert check.nb09_exercise_1(flight_times_with_arctan).__wrapped__ is billiard_reference.flight_times
     assert check.nb09_exercise_2(bounce_without_reflection).__wrapped__ is billiard_reference.billiard_bounce
     assert check.nb09_exercise_3(hoeffding_rounded_down).__wrapped__ is billiard_reference.hoeffding_bounces
-    assert check.nb09_exercise_4(rejection_with_less_or_equal).__wrapped__ is bt1999.error_rejection_curve
+    assert check.nb09_exercise_4(rejection_with_less_or_equal).__wrapped__ is billiard_reference.error_rejection_curve
     output = capsys.readouterr().out
     assert output.count("Hint:") == 4 and "✔ correct on" not in output
 
@@ -102,7 +102,7 @@ def test_more_slips_are_caught_with_a_diagnosis(capsys):
     assert "ln 10" in capsys.readouterr().out
     assert check.nb09_exercise_3(hoeffding_without_the_2).__wrapped__ is billiard_reference.hoeffding_bounces
     assert "factor close to 2" in capsys.readouterr().out
-    assert check.nb09_exercise_4(curve_over_all_points).__wrapped__ is bt1999.error_rejection_curve
+    assert check.nb09_exercise_4(curve_over_all_points).__wrapped__ is billiard_reference.error_rejection_curve
     assert "NOT rejected" in capsys.readouterr().out
 
 

@@ -942,7 +942,7 @@ def rejection_problem(draw):
             "thresholds": thresholds}
 
 
-register("kgslab.papers.bt1999.error_rejection_curve", rejection_problem(),
+register("kgslab.billiard_reference.error_rejection_curve", rejection_problem(),
          {"confidence": "vector", "correct": "booleans", "thresholds": "vector"}, containers=("confidence",),
          skip_bad={"thresholds": {"one entry short", "2-d"}})
 
@@ -1430,6 +1430,15 @@ def _raises(*args, **kwargs):
 
 
 # ---- discovery -----------------------------------------------------------------------------------------
+
+# Names that one module re-exports from another (issue 28 moved them so that a notebook need not import a module of
+# exercise references): the same function, fuzzed under both names.
+for _alias, _home in [("kgslab.tokens.words", "kgslab.text.words"), ("kgslab.tokens.kmers", "kgslab.text.kmers"),
+                      ("kgslab.tokens.preprocess", "kgslab.text.preprocess"),
+                      ("kgslab.versionspace.sample_angle", "kgslab.circle.sample_angle"),
+                      ("kgslab.diagnostics.hoeffding_epsilon", "kgslab.billiard_reference.hoeffding_epsilon")]:
+    REGISTRY[_alias] = REGISTRY[_home]
+
 
 def _pending(qualname):
     return next((reason for prefix, reason in PENDING.items()

@@ -108,8 +108,8 @@ nb07_exercise_5d = Exercise(
     closed=("kgslab.perceptron.novikoff_bound", "kgslab.perceptron.best_novikoff_bound"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="All four numbers concern the weight vector of (c), built from your separating_alpha, and every inner "
-         "product of mapped training points is an entry of K~. The bound of (d) is Novikoff's theorem: (R / gamma)^2, with gamma the "
-         "margin of the unit vector w / ||w||.",
+         "product of mapped training points is an entry of K~. The bound of (d) is a classical theorem on the perceptron's "
+         "number of updates: it needs the radius of the mapped points and the margin of a unit-length separator.",
     code_hint="K_tilde = K + a * np.eye(m); alpha = separating_alpha(K, y, a); margin = min(y * (K_tilde @ alpha)); "
               "norm_w_squared = alpha @ K_tilde @ alpha; radius_squared = max(diag(K_tilde)); "
               "bound = radius_squared * norm_w_squared / margin**2.")

@@ -126,10 +126,9 @@ nb08_exercise_1 = Exercise(
     "nb08_exercise_1", "Crossing angles (steps 3-4)",
     circle.crossing_angles, _angle_cases, points=3,
     compare=allclose(rtol=1e-9, atol=1e-9),
-    hint="on the circle the margin of point i is R_i cos(theta - phi_i), phi_i the polar angle of the pair "
-         "(a_i, b_i) = (y_i <w, x_i>, y_i <v, x_i>). It is positive within a quarter turn of phi_i, so it turns "
-         "negative a quarter turn after phi_i and positive again half a turn later. Check the order (the m "
-         "'becomes an error' angles first) and the range: every angle in [0, 2 pi), including those past 2 pi.",
+    hint="write the margin a_i cos(theta) + b_i sin(theta) of each point as one cosine with a "
+         "phase: where is it positive, and where does it change sign? Check the order (the m 'becomes an error' "
+         "angles first) and the range: every angle in [0, 2 pi), including those past 2 pi.",
     code_hint="the polar angle of (a, b) is np.arctan2(b, a) (in (-pi, pi]); shift it by pi / 2 and by 3 pi / 2 "
               "and wrap both into [0, 2 pi) with np.mod before joining the two halves.")
 
@@ -152,11 +151,11 @@ nb08_exercise_3 = Exercise(
     compare=_compare_step,
     hint="the step needs the outputs of w and of v on the training points (the features are their coordinates), "
          "your crossing angles and arc errors (exercises 1-2), one angle theta drawn from the arcs by the kit's "
-         "circle.sample_angle with the q and the generator given (the only random draw of the step), and the point "
+         "sample_angle with the q and the generator given (the only random draw of the step), and the point "
          "of the great circle at theta (step 8).",
     code_hint="the outputs are matrix-vector products of features with coords and with direction; pass them and "
               "y to your crossing_angles, its result to your arc_errors_by_sweep, and the boundaries and errors "
-              "with q and rng to circle.sample_angle; the new point is cos(theta) coords + sin(theta) direction.")
+              "with q and rng to sample_angle; the new point is cos(theta) coords + sin(theta) direction.")
 
 
 nb08_exercise_4 = Exercise(

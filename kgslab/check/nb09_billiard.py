@@ -174,7 +174,7 @@ def _curve_diagnosis(expected, got):
 
 nb09_exercise_4 = Exercise(
     "nb09_exercise_4", "Exercise 9.4 (error against rejection rate)",
-    bt1999.error_rejection_curve, _nb09_exercise_4_cases, points=2, compare=_curve_diagnosis,
+    billiard_reference.error_rejection_curve, _nb09_exercise_4_cases, points=2, compare=_curve_diagnosis,
     hint="for each threshold two numbers: the share of all points whose confidence is below it, and the "
          "error among the others only.",
     code_hint="compare the confidences with every threshold at once by broadcasting (thresholds as a column): "

@@ -18,8 +18,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from .._blas import blas_threads
-from .._validation import (as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int,
-                           as_probabilities, as_scalar, as_vector, check_random_state_kind, check_work_budget)
+from .._validation import (as_correct_flags, as_float_array, as_generator, as_matrix, as_pm1_labels,
+                           as_positive_int, as_probabilities, as_scalar, as_vector, check_random_state_kind, check_work_budget)
 from ..billiard import MAX_BOUNCES, KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence
 from ..data.uci import random_split
 from ..kernels import rbf_kernel
@@ -27,7 +27,7 @@ from ..versionspace import version_space_start
 
 MAX_SPLITS = 10_000   # the paper uses 100 random splits; far more would look like a hang
 
-__all__ = ["spherical_polygon_area", "volume_ratio_on_sphere", "error_rejection_curve", "compare_with_svm",
+__all__ = ["spherical_polygon_area", "volume_ratio_on_sphere", "compare_with_svm",
            "match_theta_max", "figure2_curves", "bounce_study", "study_results", "study_curves", "error_at_rejection",
            "paired_difference", "agreement", "write_figure2", "load_figure2"]
 
@@ -107,37 +107,6 @@ def volume_ratio_on_sphere(X, y, X_test):
 
 
 # ---- Figure 2: error against rejection rate ----------------------------------------------------------------
-
-def _as_correct(value, name, length):
-    """True / False per point (or 1 / 0): +-1 would count every point as correct once cast to bool."""
-    array = np.asarray(value) if not isinstance(value, str) else value
-    if getattr(array, "dtype", None) != bool:
-        array = as_float_array(array, name)
-        if not np.all((array == 0) | (array == 1)):
-            raise ValueError(f"{name} must hold True / False (or 1 / 0) per point, got the values "
-                             f"{np.unique(array)[:5].tolist()}")
-    array = array.astype(bool)
-    if array.ndim != 1 or array.shape[0] != length:
-        raise ValueError(f"{name} must be 1-d with one entry per confidence ({length}), got shape {array.shape}")
-    return array
-
-
-def error_rejection_curve(confidence, correct, thresholds):
-    """For each threshold theta: the rejection rate (confidence < theta) and the error on the rest.
-
-    Returns (rejection, error), arrays with one entry per threshold; the error is NaN where every point
-    is rejected.
-    """
-    confidence = as_vector(confidence, "confidence")
-    correct = _as_correct(correct, "correct", confidence.shape[0])
-    thresholds = np.atleast_1d(as_float_array(thresholds, "thresholds", ndim=(0, 1)))
-    rejected = confidence[None, :] < thresholds[:, None]
-    accepted = ~rejected
-    n_accepted = accepted.sum(axis=1)
-    wrong = (accepted & ~correct[None, :]).sum(axis=1)
-    error = np.divide(wrong, n_accepted, out=np.full(len(thresholds), np.nan), where=n_accepted > 0)
-    return rejected.mean(axis=1), error
-
 
 def compare_with_svm(X, y, sigma, n_splits=10, n_bounces=1000, train_fraction=0.6, C=1e6,
                      random_state=None, progress=None, n_chains=1):
@@ -226,7 +195,7 @@ def _as_results(results):
         raw = np.asarray(results[f"{method}_correct"], dtype=object if results[f"{method}_correct"] is None else None)
         if raw.shape != confidence.shape:
             raise ValueError(f"{name} must have the shape of the confidences {confidence.shape}, got {raw.shape}")
-        correct = np.array([_as_correct(row, name, confidence.shape[1]) for row in raw])
+        correct = np.array([as_correct_flags(row, name, confidence.shape[1]) for row in raw])
         checked[f"{method}_confidence"], checked[f"{method}_correct"] = confidence, correct
     return checked
 
@@ -253,13 +222,14 @@ def figure2_curves(results, n_thresholds: int = 41, theta_max=None, curve=None, 
 
     theta runs over [0, 1] for the transduction and over [0, theta_max] for the SVM (default
     `match_theta_max`).  `curve` is the function that turns one split's confidences into a curve (default
-    `error_rejection_curve`; the notebook passes the student's).  `methods` maps the method names present in
+    `kgslab.billiard_reference.error_rejection_curve`; the notebook passes the student's).  `methods` maps the method names present in
     `results` (keys "<name>_confidence", "<name>_correct") to the top of their theta range (default: "trans"
     to 1 and "svm" to theta_max).  Returns a dict with "theta", "theta_max" and, per method, a dict of
     rejection and error means and standard errors (NaN-aware: a split that rejects everything has no error).
     """
     theta = np.linspace(0.0, 1.0, as_positive_int(n_thresholds, "n_thresholds", minimum=2))
-    curve = error_rejection_curve if curve is None else curve
+    if curve is None:   # the reference of notebook 09's Exercise 9.4, kept with the other exercise references
+        from ..billiard_reference import error_rejection_curve as curve
     if not callable(curve):
         raise TypeError(f"curve must be None or a function like error_rejection_curve, got {curve!r:.60}")
     if methods is None:
@@ -486,7 +456,7 @@ def error_at_rejection(confidence, correct, rates):
     if getattr(raw, "shape", None) != confidence.shape:
         raise ValueError(f"correct must have the shape of confidence {confidence.shape}, "
                          f"got {getattr(raw, 'shape', type(correct).__name__)}")
-    correct = np.array([_as_correct(row, "correct", confidence.shape[1]) for row in raw])
+    correct = np.array([as_correct_flags(row, "correct", confidence.shape[1]) for row in raw])
     rates = np.atleast_1d(as_float_array(rates, "rates", ndim=(0, 1)))
     if np.any((rates < 0) | (rates >= 1)):
         raise ValueError(f"rates must lie in [0, 1), got {rates}")

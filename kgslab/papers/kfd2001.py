@@ -28,7 +28,8 @@ import numpy as np
 from .. import data
 from .._validation import (as_float_array, as_generator, as_matrix, as_positive_int, as_probabilities, as_scalar,
                            binary_classes, check_work_budget)
-from ..kfd import KFD, LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
+from ..kfd import KFD, LabelNoiseKFD, label_noise_em, noise_rates_from_flip_rates
+from ..kfd import flip_rates_from_noise_rates as _flip_rates   # private: notebook 10 imports this module (Ex. 10.1)
 
 __all__ = [
     "TOY_STATISTICS", "toy_statistics", "toy_table", "toy_likelihood_maximum",
@@ -96,7 +97,7 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
     rng = as_generator(random_state)
     population = data.KFD_TOY
     true_covariances = [f @ f.T for f in population["factors"]]
-    _, true_flip = flip_rates_from_noise_rates([population["noise_rate"]] * 2, population["priors"])
+    _, true_flip = _flip_rates([population["noise_rate"]] * 2, population["priors"])
     truth = toy_statistics(population["means"], true_covariances, true_flip, [population["noise_rate"]] * 2,
                            population["priors"][0])
     estimates, samples = {}, {}
