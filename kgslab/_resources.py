@@ -32,6 +32,11 @@ if not ((_CLONE / "pyproject.toml").is_file() and (_CLONE / "kgslab" / "_resourc
     _CLONE = None
 
 
+def from_clone() -> bool:
+    """True when the kit runs from a clone (an editable install), False for an installed wheel."""
+    return _CLONE is not None
+
+
 def solutions_missing() -> str:
     """Where an instructor gets the solutions when this install has none (a student's wheel never has them)."""
     return ("the solutions are not part of the installed kit (a student's wheel carries none); instructors get "
