@@ -91,6 +91,14 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+# What a student receives (kgslab.feedback): smaller figures with alt text (their titles), code without syntax
+# colouring (its markup was most of a page), so a notebook's feedback stays under 500 KB.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "kgslab.feedback.FiguresForFeedback",
+]
+c.HTMLExporter.filters = {{"highlight_code": "kgslab.feedback.plain_code"}}
 {exchange}# The secret the hidden grading cases are drawn from. It stays in this course directory: never release it.
 c.GradeOutsideKernel.secret = "{secret}"
 ''' + BLOCK_END + "\n"
