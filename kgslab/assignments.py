@@ -17,8 +17,10 @@ writes COURSE_DIR (default ``course/``) with
   and ``# <<< kgslab course settings``, the course id, the solution stubs the
   kit uses, a cell time-out long enough for the paper-sized cells, kgslab's
   grading preprocessors (`kgslab.grader`: the grade is decided outside the
-  student's kernel), the exchange (``--exchange``) and the course's secret for
-  the hidden grading cases.  The file is readable by its owner only.
+  student's kernel), the feedback's figures and code (`kgslab.feedback`: under
+  500 KB a notebook, alt text on every figure), the exchange (``--exchange``)
+  and the course's secret for the hidden grading cases.  The file is readable
+  by its owner only.
 
 Running it again on an existing course merges: only the kit's block of
 nbgrader_config.py is rewritten (your own lines before and after it are kept;

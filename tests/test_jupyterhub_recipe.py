@@ -65,12 +65,13 @@ def test_the_students_image_installs_the_kits_wheel_and_nbgrader_and_no_solution
     assert requirements == [f"./{wheel}", nbgrader_pin]
     dockerfile = (HUB / "Dockerfile").read_text()
     instructions = [line for line in dockerfile.splitlines() if line and not line.lstrip().startswith("#")]
-    assert f"COPY requirements.txt {wheel} /tmp/kgslab/" in instructions
+    assert f"COPY --chown=${{NB_UID}}:${{NB_GID}} requirements.txt {wheel} /tmp/kgslab/" in instructions
     assert any("pip install --no-cache-dir -r requirements.txt" in line for line in instructions)
     assert "COPY nbgrader_config.py /etc/jupyter/nbgrader_config.py" in instructions
     assert "COPY kgslab-notebooks.sh /usr/local/bin/before-notebook.d/kgslab-notebooks.sh" in instructions
     assert not re.search(r"solution", "\n".join(instructions), re.IGNORECASE)
-    copied = {part for line in instructions if line.startswith("COPY") for part in line.split()[1:-1]}
+    copied = {part for line in instructions if line.startswith("COPY") for part in line.split()[1:-1]
+              if not part.startswith("--")}
     assert copied <= {"requirements.txt", wheel, "nbgrader_config.py", "kgslab-notebooks.sh"}
     assert f"cp dist/{wheel} docs/hub/" in DOC and f"cp dist/{wheel} docs/hub/" in dockerfile
     for name in copied - {wheel}:

@@ -40,7 +40,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 BLOCK = re.compile(r"<!-- doc-test: ([\w-]+) -->\n```bash\n(.*?)\n```", re.DOTALL)
-ASSIGNMENTS = ["01_duality", "08_kernel_gibbs_sampler"]
+# KGSLAB_README_ASSIGNMENTS=01 grades 01 only (a quicker run of the same blocks); the default is both.
+ASSIGNMENTS = [name for name in ("01_duality", "08_kernel_gibbs_sampler")
+               if name[:2] in os.environ.get("KGSLAB_README_ASSIGNMENTS", "01,08").split(",")]
 STUDENTS = ["blank", "half", "solved"]
 FEEDBACK_LIMIT = 500_000
 
@@ -166,7 +168,8 @@ def test_the_readme_instructor_section_end_to_end(tmp_path):
     blocks = readme_blocks()
     clone = fresh_clone(tmp_path / "kgslab")
     env = {key: value for key, value in os.environ.items()
-           if key not in ("VIRTUAL_ENV", "PYTHONPATH", "NBGRADER_EXECUTION", "KGSLAB_README_TEST")}
+           if key not in ("VIRTUAL_ENV", "PYTHONPATH", "NBGRADER_EXECUTION", "KGSLAB_README_TEST",
+                          "KGSLAB_README_ASSIGNMENTS")}
     env["PATH"] = os.pathsep.join(part for part in env["PATH"].split(os.pathsep)
                                   if not part.startswith(str(ROOT)))          # this clone's .venv only
     shell = Shell(clone, tmp_path / "shell", env)
@@ -224,7 +227,8 @@ def test_the_readme_instructor_section_end_to_end(tmp_path):
         exported = (course / "grades.csv").read_text()
         assert all(student in exported for student in STUDENTS)
 
-    assert formgrader_assignments(shell, blocks["formgrader"]) == ASSIGNMENTS
+    listed = formgrader_assignments(shell, blocks["formgrader"])   # every assignment of the course, all ten
+    assert listed == sorted(path.name for path in (course / "source").iterdir()) and len(listed) == 10
 
     solution = clone / "solutions" / "01_duality.ipynb"
     corrected = nbformat.read(solution, as_version=4)
