@@ -250,8 +250,8 @@ def build_course(course_dir: Path, solutions_dir: Path = SOLUTIONS, only: list[s
     edited = [target for target, text in planned
               if target.exists() and target.read_text(encoding="utf-8") != text and _edited(target)]
     if edited and not force:
-        raise CourseError("these source notebooks were edited since the kit wrote them, and rebuilding would "
-                          "lose the edits: " + ", ".join(str(t) for t in edited) + ". Make the change in "
+        raise CourseError("these source notebooks were edited since the kit wrote them (or written by an older "
+                          "kit, which recorded no hash), and rebuilding would lose any edits: " + ", ".join(str(t) for t in edited) + ". Make the change in "
                           "solutions/ instead, or re-run with --force (each is kept as NAME.bak first)")
     config = course_dir / "nbgrader_config.py"
     if config.exists() and not force and _split(config.read_text(encoding="utf-8")) is None:
