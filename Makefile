@@ -9,7 +9,7 @@ NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # Two workers, one per core; loadscope keeps all cells of one notebook on one worker (nbval needs that).
 XDIST := -n 2 --dist loadscope
 
-.PHONY: lab test test-grading assignments solutions-zip unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
+.PHONY: lab test test-grading test-readme wheel assignments solutions-zip unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -120,3 +120,13 @@ solutions-zip: $(STAMP)
 	mkdir -p dist
 	cd solutions && ../$(BIN)/python -m zipfile -c ../dist/kgslab-solutions.zip [0-9][0-9]_*.ipynb
 	@echo "dist/kgslab-solutions.zip: instructors only (unzip it into the course's source/ or anywhere)"
+
+# The kit's wheel (what students install: notebooks and data, no solutions) in dist/, for pip or a hub image.
+wheel: $(STAMP)
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
+	@ls dist/kgslab-*.whl
+
+# The README's instructor section, command by command, in a fresh clone of this working tree (its own .venv,
+# a course, an exchange, three submissions of 01 and 08 graded, feedback, formgrader): tests/test_readme.py.
+test-readme: $(STAMP)
+	KGSLAB_README_TEST=1 $(BIN)/python -m pytest -v -s --durations=0 tests/test_readme.py

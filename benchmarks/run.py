@@ -1,6 +1,6 @@
 """Run every benchmarks/bench_*.py and print one table (``make bench``).
 
-    python benchmarks/run.py [--quick] [names...]
+    python benchmarks/run.py [--quick] [--out FILE] [names...]
 
 ratio = peer time / kgslab time: above 1, kgslab is faster than its peer.
 """
@@ -32,9 +32,15 @@ def collect(quick: bool, names: list[str] | None = None):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat (a smoke test)")
+    parser.add_argument("--out", help="also write the table to this file (default: print it only)")
     parser.add_argument("names", nargs="*", help="only these topics (bench_<topic>.py)")
     args = parser.parse_args(argv)
-    print(format_table(collect(args.quick, args.names)))
+    table = format_table(collect(args.quick, args.names))
+    print(table)
+    if args.out:
+        out = Path(args.out).expanduser()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(table + "\n", encoding="utf-8")
     return 0
 
 

@@ -32,6 +32,11 @@ if not ((_CLONE / "pyproject.toml").is_file() and (_CLONE / "kgslab" / "_resourc
     _CLONE = None
 
 
+def from_clone() -> bool:
+    """True when the kit runs from a clone (an editable install), False for an installed wheel."""
+    return _CLONE is not None
+
+
 def solutions_missing() -> str:
     """Where an instructor gets the solutions when this install has none (a student's wheel never has them)."""
     return ("the solutions are not part of the installed kit (a student's wheel carries none); instructors get "
@@ -56,7 +61,7 @@ def kit_folder(name: str) -> Path:
         raise ModuleNotFoundError(
             f"the kit's {name} files (package {package}) are not installed; this kgslab installation predates "
             f"them or is broken: reinstall it (`pip install -e .` in a clone, `make .venv/.installed`, or "
-            f"`pip install kgslab`)") from error
+            f"the kit's wheel again: `make wheel` in a clone, then `pip install dist/kgslab-*.whl`)") from error
     if not isinstance(folder, Path):
         # A zipped install: the loaders read files by path, which a zip cannot give.
         raise RuntimeError(f"kgslab is installed as a zip archive ({folder}); install it unpacked (pip does)")

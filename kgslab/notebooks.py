@@ -5,7 +5,7 @@
     python -m kgslab.notebooks DEST --force       # replace edited copies too (each one backed up first)
 
 This is what a JupyterHub start-up script runs (``python -m kgslab.notebooks ~/kgslab``) and
-what a student who installed the kit with ``pip install kgslab`` runs once.  Running it again
+what a student who installed the kit's wheel (``make wheel``, README) runs once.  Running it again
 is safe, at every login if you like:
 
 * a notebook that is not in DEST yet is copied;

@@ -300,6 +300,22 @@ def cells_hash(notebook) -> str:
     return digest.hexdigest()[:16]
 
 
+def clear_outputs(notebook) -> None:
+    """Remove what running the notebook left in it, in place: every output and execution count, run-time
+    cell metadata, and the saved widget state (the solution's slider values and numbers, 300 KB in 08).
+
+    Both the student copies and the course's nbgrader sources (kgslab.assignments) go through here, so
+    neither carries a solution's results."""
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        # Run-time metadata (timings, scroll state) would make releases differ run to run.
+        for key in ("execution", "scrolled", "collapsed", "ExecuteTime"):
+            cell.metadata.pop(key, None)
+    notebook.metadata.pop("widgets", None)
+
+
 def release_notebook(solution) -> nbformat.NotebookNode:
     """The student copy of one solution notebook (a new object; the input is untouched).
 
@@ -322,13 +338,7 @@ def release_notebook(solution) -> nbformat.NotebookNode:
                 cell.source = stripped
             if had_solution and "nbgrader" not in cell.metadata:
                 cell.metadata["nbgrader"] = nbgrader_metadata(f"{stem}-{cell.get('id', index)}", solution=True)
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-        # Run-time metadata (timings, scroll state) would make releases differ run to run.
-        for key in ("execution", "scrolled", "collapsed", "ExecuteTime"):
-            cell.metadata.pop(key, None)
-    student.metadata.pop("widgets", None)
+    clear_outputs(student)
     student.metadata["kgslab"] = {"role": "student copy, written by python -m kgslab.release",
                                   "release_hash": cells_hash(student)}
     return student

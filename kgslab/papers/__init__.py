@@ -5,3 +5,33 @@
   volumes (the reference for the billiard) and Figure 2's comparison with the SVM.
 - `kfd2001`: the noisy kernel Fisher discriminant paper (seed 003): notebook 10's paper-sized runs.
 """
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def output_path(filename: str, out=None) -> Path:
+    """Where a paper's command writes its result file `filename`.
+
+    `out` a folder (one that exists, or a name ending in a slash): `filename` in it; any other `out`: that
+    file.  Without `out`: the repository's data/results/ when the kit runs from a clone, so the committed
+    files are re-made there and only there; the current directory when the kit is installed (never inside
+    the installed package, whose files a new install replaces).
+    """
+    from .. import data
+    from .._resources import from_clone
+
+    if out is None or str(out) == "":
+        return (data.RESULTS_DIR if from_clone() else Path.cwd()) / filename
+    if isinstance(out, bool) or not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out must be a file or folder name (str or Path), got {out!r:.60}")
+    path = Path(out).expanduser()
+    if path.is_dir() or str(out).endswith(("/", os.sep)):
+        return path / filename
+    return path
+
+
+OUT_HELP = ("file (or folder) to write; default: the repository's data/results/ when run from a clone, the current "
+            "directory when the kit is installed")

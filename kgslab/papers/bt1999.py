@@ -547,15 +547,16 @@ def load_figure2(name):
 def main(argv=None):
     import argparse
 
-    from ..data import RESULTS_DIR
+    from . import OUT_HELP, output_path
 
     parser = argparse.ArgumentParser(prog="python -m kgslab.papers.bt1999",
-                                     description="Write the paper-sized run of notebook 09 to data/results/.")
+                                     description="Write the paper-sized run of notebook 09 (bt1999_figure2_DATA.json).")
     parser.add_argument("run", choices=["figure2"], help="figure2: bounce_study with 'auto' on the first splits")
     parser.add_argument("data", choices=["thyroid", "heart"])
     parser.add_argument("--auto", type=int, default=10, help="splits with the 'auto' run (default 10)")
+    parser.add_argument("--out", help=OUT_HELP)
     arguments = parser.parse_args(argv)
-    print(write_figure2(RESULTS_DIR / f"bt1999_figure2_{arguments.data}.json", arguments.data,
+    print(write_figure2(output_path(f"bt1999_figure2_{arguments.data}.json", arguments.out), arguments.data,
                         auto=arguments.auto))
 
 

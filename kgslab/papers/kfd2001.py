@@ -404,15 +404,19 @@ def _write_toy_check(path: Path):
 def main(argv=None):
     import argparse
 
+    from . import OUT_HELP, output_path
+
     parser = argparse.ArgumentParser(prog="python -m kgslab.papers.kfd2001",
-                                     description="Write the paper-sized runs of notebook 10 to data/results/.")
+                                     description="Write a paper-sized run of notebook 10 (kfd2001_digits_full.json, "
+                                                 "kfd2001_toy_5000.json).")
     parser.add_argument("run", choices=["digits", "toy"],
                         help="digits: the authors' 19 noise rates, 10 splits; toy: Table 1 at N = 5000, 100 samples")
+    parser.add_argument("--out", help=OUT_HELP)
     arguments = parser.parse_args(argv)
     if arguments.run == "digits":
-        print(_write_digits_full(RESULTS_DIR / "kfd2001_digits_full.json"))
+        print(_write_digits_full(output_path("kfd2001_digits_full.json", arguments.out)))
     if arguments.run == "toy":
-        print(_write_toy_check(RESULTS_DIR / "kfd2001_toy_5000.json"))
+        print(_write_toy_check(output_path("kfd2001_toy_5000.json", arguments.out)))
 
 
 if __name__ == "__main__":

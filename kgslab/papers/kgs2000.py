@@ -114,8 +114,11 @@ def _as_figure4_run(run):
     return run
 
 
-def write_figure4(run):
-    """Write a Figure 4 run (`figure4_full()`) to data/results/kgs2000_figure4.json; returns the path."""
+def write_figure4(run, path=None):
+    """Write a Figure 4 run (`figure4_full()`) to `path` (default: kgs2000_figure4.json in data/results/ of a
+    clone, in the current directory of an installed kit: `kgslab.papers.output_path`); returns the path."""
+    from . import output_path
+
     run = _as_figure4_run(run)
     payload = {"command": FIGURE4_COMMAND + "  (or: KGSLAB_FULL=1 jupyter nbconvert --to notebook --execute "
                                             "solutions/08_kernel_gibbs_sampler.ipynb)",
@@ -124,17 +127,22 @@ def write_figure4(run):
                        "sets of 100 training / 1000 test points of the sphere data with 5% flipped labels; "
                        "rows: sets; rhat: the largest R-hat of a monitored vote of each BPM's chains",
                **{key: np.asarray(value).tolist() for key, value in run.items()}}
-    path = data.RESULTS_DIR / FIGURE4_FILE
+    path = output_path(FIGURE4_FILE, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     return path
 
 
 def main(argv=None):
-    """Write the paper-sized Figure 4 (100 sets) to data/results/kgs2000_figure4.json."""
+    """Write the paper-sized Figure 4 (100 sets) to kgs2000_figure4.json."""
     import argparse
 
-    argparse.ArgumentParser(prog=FIGURE4_COMMAND, description=main.__doc__).parse_args(argv)
-    print(write_figure4(figure4_full()))
+    from . import OUT_HELP
+
+    parser = argparse.ArgumentParser(prog=FIGURE4_COMMAND, description=main.__doc__)
+    parser.add_argument("--out", help=OUT_HELP)
+    arguments = parser.parse_args(argv)
+    print(write_figure4(figure4_full(), arguments.out))
 
 
 if __name__ == "__main__":
