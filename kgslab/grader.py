@@ -201,14 +201,14 @@ def _failing_case(cases, verdict: str) -> str:
     return cases[index].label if 0 <= index < len(cases) else ""
 
 
-def _words(verdict: str, case: str) -> str:
+def _words(verdict: str, case: str, title: str) -> str:
     """The check's own words for what went wrong: its diagnosis when it named one ("What it looks like: ..."),
     else its verdict line without the exercise's title, the case and the ✘."""
     diagnosed = re.search(r"What it looks like: (.+)", verdict)
     if diagnosed:
         return diagnosed.group(1).strip()
-    line = next((text for text in verdict.splitlines() if not text.startswith(" ")), verdict)
-    line = line.split(": ", 1)[-1] if ": " in line else line
+    line = next((text for text in verdict.splitlines() if text.startswith(f"{title}: ")), verdict.splitlines()[0])
+    line = line.removeprefix(f"{title}: ")
     line = re.sub(r" on test \d+ \(" + re.escape(case) + r"\)", "", line)
     return line.replace("✘ ", "").strip()
 
@@ -219,10 +219,14 @@ def structured_verdict(key: str, passed: bool, max_points: float, failed_case: s
     Today the grader knows the failing case's label and the check's own words; `mistake` (the id of a mistake
     the check declares) stays None until the checks name their mistakes by id.
     """
+    from kgslab import check
+
+    exercise = check.exercises().get(key)
+    title = exercise.title if exercise is not None else key
     failed = [] if passed or failed_case is None else [failed_case]
     return {"exercise": key, "passed": bool(passed), "points": max_points if passed else 0.0,
             "max_points": max_points, "cases_failed": failed,
-            "mistakes": [{"case": case, "mistake": None, "words": _words(verdict, case)} for case in failed]}
+            "mistakes": [{"case": case, "mistake": None, "words": _words(verdict, case, title)} for case in failed]}
 
 
 class FlagsForTheInstructor(NbGraderPreprocessor):

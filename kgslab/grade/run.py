@@ -27,6 +27,7 @@ import datetime
 import multiprocessing
 import os
 import re
+import sys
 import time
 import uuid
 from concurrent.futures.process import BrokenProcessPool
@@ -121,6 +122,10 @@ def grade_class(course, assignment: str, *, jobs: int | None = None, scheduler: 
     if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs: expected a whole number of worker processes >= 1, got {jobs!r}")
     started = time.perf_counter()
+    # nbgrader runs alembic from PATH: the environment's bin/ first, for this process and the local workers.
+    bin_folder = str(Path(sys.executable).parent)
+    if bin_folder not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_folder + os.pathsep + os.environ.get("PATH", "")
     db_url, database = _course_database(course)
     _check_assignment(db_url, assignment)
     submissions = find_submissions(course, assignment)
@@ -179,8 +184,9 @@ def _save_log(course: Path, assignment: str, result: dict) -> None:
     (folder / f"{result['student']}.log").write_text(result.get("log", ""), encoding="utf-8")
 
 
-def _on_processes(jobs: int, tasks: list[dict], finish) -> None:
-    """The tasks on `jobs` local worker processes; a pool broken by a dying worker is replaced (module doc)."""
+def _on_processes(jobs: int, tasks: list[dict], finish, work=grade_submission) -> None:
+    """work(task) for each task on `jobs` local worker processes, each result to finish(); a pool broken by a
+    dying worker is replaced (module doc)."""
     deaths = {task["student"]: 0 for task in tasks}
     queue, alone = list(tasks), []
     while queue or alone:
@@ -189,7 +195,7 @@ def _on_processes(jobs: int, tasks: list[dict], finish) -> None:
         else:                                           # suspects of two deaths: one at a time, alone
             batch, width = [alone.pop(0)], 1
         queue = []
-        broken = _pool(width, batch, finish)
+        broken = _pool(width, batch, finish, work)
         for task in broken:
             deaths[task["student"]] += 1
             if width == 1 and len(batch) == 1 and deaths[task["student"]] >= 2:
@@ -201,12 +207,12 @@ def _on_processes(jobs: int, tasks: list[dict], finish) -> None:
                 queue.append(task)
 
 
-def _pool(jobs: int, tasks: list[dict], finish) -> list[dict]:
+def _pool(jobs: int, tasks: list[dict], finish, work) -> list[dict]:
     """Grade `tasks` on a pool of `jobs` processes; return those left ungraded when a worker died."""
     # spawn: a worker is a fresh interpreter, not a fork of this process and its open gradebook connection.
     context = multiprocessing.get_context("spawn")
     executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
-    futures = {executor.submit(grade_submission, task): task for task in tasks}
+    futures = {executor.submit(work, task): task for task in tasks}
     broken = []
     try:
         for future in concurrent.futures.as_completed(futures):
