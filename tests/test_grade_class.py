@@ -1,6 +1,6 @@
 """Issue 24's Done-when: a synthetic class of 01, graded by ``python -m kgslab.grade``, against serial nbgrader.
 
-The class (tests/grading_class.py): 14 submissions of 01 (blank, solved, solved
+The class (tests/grading_class.py): 12 submissions of 01 (blank, solved, solved
 but late, each typical wrong variant, two mistakes at once, an exception, an
 endless loop, a cheat that calls the kit's reference).  The reference is plain
 ``nbgrader autograde`` run serially in a copy of the course; then, each in its

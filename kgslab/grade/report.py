@@ -22,6 +22,7 @@ import base64
 import csv
 import html
 import io
+import statistics
 from collections import Counter
 from pathlib import Path
 
@@ -102,6 +103,7 @@ def _plots(rows, rates) -> dict[str, str]:
 
     matplotlib.use("Agg", force=False)
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     plots = {}
     top = max((row["max_score"] for row in rows), default=1.0) or 1.0
@@ -110,6 +112,7 @@ def _plots(rows, rates) -> dict[str, str]:
     axes.hist([row["score"] for row in rows], bins=[x - 0.5 for x in range(int(top) + 2)], color="#4477aa",
               edgecolor="white")
     axes.set(xlabel=f"autograded points (of {top:g})", ylabel="students", title="Score distribution")
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     plots["scores"] = _png(figure)
     figure = Figure(figsize=(6, 0.5 + 0.45 * max(len(rates), 1)))
     axes = figure.subplots()
@@ -123,6 +126,7 @@ def _plots(rows, rates) -> dict[str, str]:
     axes = figure.subplots()
     axes.bar(range(len(timed)), [seconds for seconds, _ in timed], color="#aa3377")
     axes.set(xlabel="submissions, fastest to slowest", ylabel="seconds", title="Grading time per submission")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     plots["times"] = _png(figure)
     return plots
 
@@ -161,7 +165,7 @@ def write_report(course: Path, assignment: str) -> tuple[Path, Path]:
                f"{sum(row['score'] == top for row in rows)} with full marks; "
                f"{sum(bool(row['flags']) for row in rows)} flagged"
                + (f"; grading took {min(timed):.0f}-{max(timed):.0f} s per submission "
-                  f"(median {timed[len(timed) // 2]:.0f} s)" if timed else ""))
+                  f"(median {statistics.median(timed):.0f} s)" if timed else ""))
     image = ('<figure><img alt="{alt}" src="data:image/png;base64,{data}"><figcaption>{alt}</figcaption>'
              '</figure>')
     parts = [f"<h1>Class report: {html.escape(assignment)}</h1>", f'<p id="summary">{html.escape(summary)}</p>',
