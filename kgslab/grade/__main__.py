@@ -47,6 +47,10 @@ def main(argv=None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted: the submissions graded so far are in the gradebook and the record; run the same "
+              "command again to grade the rest", file=sys.stderr)
+        return 130
     for student, reason in summary.failed.items():
         print(f"failed: {student}: {reason}")
     print(summary.line())
