@@ -207,7 +207,7 @@ def _words(verdict: str, case: str, title: str) -> str:
     diagnosed = re.search(r"What it looks like: (.+)", verdict)
     if diagnosed:
         return diagnosed.group(1).strip()
-    line = next((text for text in verdict.splitlines() if text.startswith(f"{title}: ")), verdict.splitlines()[0])
+    line = next((text for text in verdict.splitlines() if text.startswith(f"{title}: ")), verdict.strip())
     line = line.removeprefix(f"{title}: ")
     line = re.sub(r" on test \d+ \(" + re.escape(case) + r"\)", "", line)
     return line.replace("✘ ", "").strip()
