@@ -20,6 +20,7 @@ machine and its load: compare the two columns, not the seconds with another run.
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import subprocess
 import sys
@@ -31,12 +32,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 
-def _timed(command: list[str], cwd: Path) -> float:
-    started = time.perf_counter()
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the command and every process it waited for: workers, kernels, children)."""
+    started, cpu = time.perf_counter(), _cpu()
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{(done.stdout + done.stderr)[-3000:]}")
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _cpu() - cpu
 
 
 def main(argv=None) -> int:
@@ -54,7 +61,7 @@ def main(argv=None) -> int:
         notebooks = {k: v for k, v in class_notebooks(source, released).items() if k != "endless_loop"}
         names = list(notebooks)
         per_round = [args.students // args.rounds + (r < args.students % args.rounds) for r in range(args.rounds)]
-        serial_total = parallel_total = 0.0
+        serial_total = parallel_total = serial_cpu = parallel_cpu = 0.0
         start = 0
         for number, count in enumerate(per_round, start=1):
             chosen = {}
@@ -65,10 +72,12 @@ def main(argv=None) -> int:
             shutil.copytree(template, serial)
             submit_class(serial, chosen)
             shutil.copytree(serial, parallel)
-            seconds_serial = _timed([sys.executable, "-m", "nbgrader", "autograde", STEM, "--create", "--force"],
-                                    serial)
-            seconds_parallel = _timed([sys.executable, "-m", "kgslab.grade", str(parallel), STEM, "--jobs",
-                                       str(args.jobs), "--quiet"], ROOT)
+            seconds_serial, cpu = _timed([sys.executable, "-m", "nbgrader", "autograde", STEM, "--create",
+                                          "--force"], serial)
+            serial_cpu += cpu
+            seconds_parallel, cpu = _timed([sys.executable, "-m", "kgslab.grade", str(parallel), STEM, "--jobs",
+                                            str(args.jobs), "--quiet"], ROOT)
+            parallel_cpu += cpu
             serial_total += seconds_serial
             parallel_total += seconds_parallel
             print(f"round {number}: {count} submissions: serial {seconds_serial:.0f} s, --jobs {args.jobs} "
@@ -78,6 +87,9 @@ def main(argv=None) -> int:
         print(f"{n} submissions of {STEM}: serial nbgrader autograde {serial_total:.0f} s "
               f"({serial_total / n:.1f} s each), python -m kgslab.grade --jobs {args.jobs} {parallel_total:.0f} s "
               f"({parallel_total / n:.1f} s each): speed-up {speedup:.2f}x (goal >= 1.8x)")
+        print(f"CPU seconds per submission (the process trees, waited for): serial {serial_cpu / n:.1f}, "
+              f"--jobs {args.jobs} {parallel_cpu / n:.1f}; on {args.jobs} idle cores that allows a speed-up of "
+              f"about {args.jobs * serial_cpu / parallel_cpu:.2f}x (a bound, when the wall clock is loaded)")
         hours = lambda seconds: f"{seconds / 3600:.1f} h"  # noqa: E731
         print(f"200 students x 10 notebooks, each notebook grading like {STEM}: serial "
               f"{hours(2000 * serial_total / n)}, --jobs {args.jobs} {hours(2000 * parallel_total / n)} "
