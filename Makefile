@@ -9,7 +9,7 @@ NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # Two workers, one per core; loadscope keeps all cells of one notebook on one worker (nbval needs that).
 XDIST := -n 2 --dist loadscope
 
-.PHONY: lab test test-grading test-readme wheel assignments solutions-zip unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
+.PHONY: lab test test-grading test-readme wheel grade bench-grading assignments solutions-zip unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -106,10 +106,25 @@ clean:
 	rm -rf $(VENV) $(OLDEST) .pytest_cache
 
 # nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate, and every cheat of
-# tests/test_grading_cheats.py): an hour or more.
+# tests/test_grading_cheats.py): an hour or more; and a synthetic class of 01 graded by kgslab.grade (--jobs 2,
+# killed and rerun, a Dask LocalCluster) against serial nbgrader (tests/test_grade_class.py).
 # `make test` grades a representative notebook only.
 test-grading: $(STAMP)
-	KGSLAB_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -v -s --durations=0 tests/test_grading.py tests/test_grading_cheats.py
+	KGSLAB_GRADING_NOTEBOOKS=all KGSLAB_GRADE_CLASS=1 $(BIN)/python -m pytest -v -s --durations=0 \
+		tests/test_grading.py tests/test_grading_cheats.py tests/test_grade_class.py
+
+# Grade every submission of an assignment in parallel and write the class report (README, "Grading a class"):
+# make grade COURSE=course ASSIGNMENT=01_duality [GRADE_ARGS="--jobs 4"]
+COURSE ?= course
+ASSIGNMENT ?= 01_duality
+GRADE_ARGS ?=
+grade: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m kgslab.grade $(COURSE) $(ASSIGNMENT) --report $(GRADE_ARGS)
+
+# 40 synthetic submissions of 01 graded serially (nbgrader autograde) and with --jobs 2: the speed-up and the
+# projected time for 200 students x 10 notebooks (a benchmark, not a test; minutes).
+bench-grading: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/grading.py
 
 # An nbgrader course directory in course/ (source/ from solutions/, nbgrader_config.py).
 assignments: $(STAMP)
