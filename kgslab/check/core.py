@@ -66,6 +66,8 @@ import os
 import signal
 import sys
 import threading
+import tracemalloc
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -140,9 +142,13 @@ class Case:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     mistakes: list = field(default_factory=list)
+    memory_limit: float | None = None
+    """Megabytes the student's function may allocate on this case (peak, numpy arrays included), or None."""
 
     def __post_init__(self):
         _require(isinstance(self.label, str), "label", "a sentence describing the case (str)", self.label)
+        _require(self.memory_limit is None or isinstance(self.memory_limit, numbers.Real) and self.memory_limit > 0,
+                 "memory_limit", "None or a number of megabytes > 0", self.memory_limit)
         _require(isinstance(self.args, tuple), "args", "a tuple of positional arguments", self.args)
         _require(isinstance(self.kwargs, dict) and all(isinstance(k, str) for k in self.kwargs), "kwargs",
                  "a dict of keyword arguments", self.kwargs)
@@ -289,7 +295,12 @@ def constant_factor(expected, got) -> float | None:
 # ---- detecting changed inputs -----------------------------------------------------------------
 
 def _unchanged(before, after) -> bool:
-    """True when `after` (what the student's function was given) still equals its pristine copy."""
+    """True when `after` (what the student's function was given) still equals its pristine copy.
+
+    A random generator handed to the function is there to be drawn from: its state moving on is no change.
+    """
+    if isinstance(before, np.random.Generator):
+        return isinstance(after, np.random.Generator)
     if isinstance(before, np.ndarray):
         if not isinstance(after, np.ndarray) or before.shape != after.shape or before.dtype != after.dtype:
             return False
@@ -453,13 +464,18 @@ def _is_kit_reference(student, reference) -> bool:
 
 # ---- the check --------------------------------------------------------------------------------
 
+_WARNED = "\x00warning\x00 "
+
+
 def _printed_summary(text: str) -> list[str]:
-    lines = text.splitlines()
+    warned = [line[len(_WARNED):] for line in text.splitlines() if line.startswith(_WARNED)]
+    lines = [line for line in text.splitlines() if not line.startswith(_WARNED)]
+    said = [f"  Your function raised a warning: {line[:160]}" for line in dict.fromkeys(warned)]
     if not lines:
-        return []
+        return said
     shown = [f"  | {line[:120]}" for line in lines[:_PRINTED_LINES_SHOWN]]
     more = f" (first {_PRINTED_LINES_SHOWN} shown)" if len(lines) > _PRINTED_LINES_SHOWN else ""
-    return [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
+    return said + [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
 
 
 def _call_student(student, args, kwargs, budget: float | None, closed: frozenset = frozenset()):
@@ -469,10 +485,16 @@ def _call_student(student, args, kwargs, budget: float | None, closed: frozenset
     buffer = io.StringIO()
     calls: list[str] = []
     try:
-        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-            with _closed.closing(closed) as calls, \
-                    (_time_limit(budget) if budget is not None else contextlib.nullcontext()):
-                value = student(*args, **kwargs)
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
+                warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            try:
+                with _closed.closing(closed) as calls, \
+                        (_time_limit(budget) if budget is not None else contextlib.nullcontext()):
+                    value = student(*args, **kwargs)
+            finally:        # a warning is not a printed line: say which one it was
+                for caught in warned[:_PRINTED_LINES_SHOWN]:
+                    buffer.write(f"{_WARNED}{caught.category.__name__}: {str(caught.message)[:200]}\n")
         if calls:
             return "closed", calls[0], buffer.getvalue()
         return "returned", value, buffer.getvalue()
@@ -493,8 +515,18 @@ def _call_student(student, args, kwargs, budget: float | None, closed: frozenset
 def _one_call(student, case: Case, reference, closed, budget: float | None) -> dict:
     """Run the student's function on one case; its outcome as plain data (what crosses back from a child)."""
     given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
-    kind, got, printed = _call_student(student, given_args, given_kwargs, budget, closed)
+    if case.memory_limit is not None:
+        tracemalloc.start()
+    try:
+        kind, got, printed = _call_student(student, given_args, given_kwargs, budget, closed)
+    finally:
+        peak = 0
+        if case.memory_limit is not None:
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
     outcome = {"kind": kind, "printed": printed[-20000:]}
+    if case.memory_limit is not None:
+        outcome["peak_mb"] = peak / 1e6
     if kind == "closed":
         outcome["value"] = got
     elif kind == "raised":
@@ -656,6 +688,11 @@ def judge(title: str, student: Callable, reference: Callable, cases: list[Case],
             return stop(f"✘ {name} changed its input {names} in place {where}. The caller's data must stay as it "
                         f"was: work on a copy (e.g. K = K.copy()) or build a new array (K = K / ... rather than "
                         f"K /= ...).", case, mistake="changed-input", tail=fallback_note)
+        peak = outcome.get("peak_mb")
+        if case.memory_limit is not None and peak is not None and peak > case.memory_limit:
+            return stop(f"✘ {name} allocated {peak:.0f} MB {where}, more than the {case.memory_limit:g} MB this case "
+                        f"needs: a matrix with a column for every word of the vocabulary should be sparse (only "
+                        f"its non-zero entries stored).", case, mistake="memory")
         got = plain.loads(got)
         expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
         problem = _as_problem(_call_compare(compare, expected, got, case))
@@ -764,6 +801,13 @@ class Exercise:
     def __call__(self, student: Callable) -> Callable:
         return run_exercise(self.title, student, self.reference, self.cases(), compare=self.compare,
                             hint=self.hint, key=self.key, code_hint=bool(self.code_hint), closed=self.closed)
+
+    def judge(self, student: Callable, *, cases: list[Case] | None = None, outcomes: list[dict] | None = None,
+              time_limit: float | None = None) -> Verdict:
+        """The check's `Verdict` on `student` (or on `outcomes` computed elsewhere), printed and recorded nowhere."""
+        return judge(self.title, student, self.reference, cases if cases is not None else self.cases(),
+                     compare=self.compare, hint=self.hint, key=self.key, code_hint=bool(self.code_hint),
+                     closed=self.closed, outcomes=outcomes, time_limit=time_limit)
 
     def __repr__(self) -> str:
         return f"<check {self.key}: {self.title}, {self.points} points>"

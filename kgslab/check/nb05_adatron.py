@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import adatron, text
 from ..kernels import linear_kernel, normalise, rbf_kernel
-from .core import Case, Exercise, allclose
+from .core import Case, Exercise, Mistake, Problem, allclose
 
 __all__ = ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias", "nb05_exercise_6_cv"]
 
@@ -129,11 +129,11 @@ def _diagnose_cv(expected, got):
         return problem
     parts = [allclose(rtol=1e-6, atol=1e-9)(want, have) for want, have in zip(expected, got)]
     if parts[0] is None and parts[1] is None:
-        return problem + "\n  The scores are right: best_C must be the value of C (not its position) with the " \
-                         "smallest mean hinge loss, the first one if several tie."
+        return Problem(problem, "best-C", "The scores are right: best_C must be the value of C (not its position) "
+                                          "with the smallest mean hinge loss, the first one if several tie.")
     if parts[0] is not None and parts[1] is None:
-        return problem + "\n  The hinge losses are right but the accuracies are not: a prediction is the sign of " \
-                         "f(x) = sum_i alpha_i y_i K(x_i, x) + b, counted as +1 when f(x) = 0."
+        return Problem(problem, "accuracy", "The hinge losses are right but the accuracies are not: a prediction is "
+                       "the sign of f(x) = sum_i alpha_i y_i K(x_i, x) + b, counted as +1 when f(x) = 0.")
     return problem
 
 
