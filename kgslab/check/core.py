@@ -253,9 +253,13 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
         want = np.asarray(expected, dtype=float)
         if have.shape != want.shape:
             return f"expected shape {want.shape}, got shape {have.shape}"
-        if not np.all(np.isfinite(have)):
-            return "the result contains NaN or infinite values"
-        if not np.allclose(have, want, rtol=rtol, atol=atol):
+        if not np.all(np.isfinite(have) | np.isnan(want) & np.isnan(have)):
+            return "the result contains NaN or infinite values" + (
+                " where the reference has numbers" if not np.all(np.isfinite(have) | np.isnan(want)) else "")
+        if np.any(np.isnan(want) & ~np.isnan(have)):
+            return (f"expected NaN where nothing is defined (e.g. an error rate over no points), got numbers: "
+                    f"{_summary(got)}")
+        if not np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True):
             worst = float(np.max(np.abs(have - want)))
             return (f"values differ (largest difference {worst:.3g})\n"
                     f"      expected {_summary(expected)}\n      got      {_summary(got)}")

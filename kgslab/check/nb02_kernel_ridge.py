@@ -157,6 +157,9 @@ def _nb02_exercise_3a_cv_cases():
         problems.append((f"{n} sinc points, L = {L:g}, gamma = {gamma:g}, 5 folds", X, y, L, gamma, 5, 0))
     X, y = sinc_data(30, random_state=9)
     problems.append(("30 sinc points, L = 0.5, gamma = 1e-3, 3 folds, random_state = 2", X, y, 0.5, 1e-3, 3, 2))
+    X, y = sinc_data(32, random_state=10)
+    problems.append(("32 sinc points, L = 0.7, gamma = 1e-3, 5 folds of 7, 7, 6, 6, 6 points, random_state = 3",
+                     X, y, 0.7, 1e-3, 5, 3))
     cases = []
     for label, X, y, L, gamma, n_folds, seed in problems:
         splits = list(KFold(n_folds, shuffle=True, random_state=seed).split(X))

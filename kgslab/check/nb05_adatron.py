@@ -54,6 +54,8 @@ def _cases():
              (linear_kernel(X_unbalanced), y_unbalanced, 2.0), {"eta": 0.3}),
         Case("RBF kernel, C = 1, tol = 1e-6 but max_iter = 7 (stop after 7 updates)",
              (rbf_kernel(X, L=1.0), y_blobs, 1.0), {"tol": 1e-6, "max_iter": 7}),
+        Case("RBF kernel, C = 1, tol = 0 and max_iter left at None (all 10 l = 200 updates)",
+             (rbf_kernel(X, L=1.0), y_blobs, 1.0), {"tol": 0.0}),
     ]
 
 

@@ -169,8 +169,9 @@ def _nb09_exercise_4_cases():
     confidence = rng.uniform(0, 1, 50)
     correct = rng.uniform(0, 1, 50) < 0.5 + 0.5 * confidence
     return [Case("50 points, thresholds 0 .. 0.9", (confidence, correct, np.linspace(0, 0.9, 10))),
-            Case("a tie: confidence equal to the threshold is kept",
-                 (np.array([0.2, 0.5, 0.5, 0.9]), np.array([True, False, True, True]), np.array([0.5]))),
+            Case("a tie: confidence equal to the threshold is kept; thresholds that keep one point, and none "
+                 "(no error rate: NaN)", (np.array([0.2, 0.5, 0.5, 0.9]), np.array([True, False, True, False]),
+                                          np.array([0.5, 0.6, 0.95]))),
             Case("c_trans with many points at exactly 1, thresholds 0 .. 1",
                  (np.array([1.0, 1.0, 0.4, 1.0, 0.0, 0.9, 1.0, 0.2]),
                   np.array([True, True, False, True, False, True, False, True]), np.linspace(0, 1, 6)))]
