@@ -150,3 +150,21 @@ def test_every_failing_case_is_reported_with_its_declared_mistake():
     assert verdict.metadata(0, 2) == {"exercise": "nb01_exercise_1_primal", "passed": False, "points": 0.0,
                                       "max_points": 2.0, "cases_failed": verdict.cases_failed,
                                       "mistakes": verdict.mistakes}
+
+
+@pytest.mark.parametrize("stem, key, old, new, mistake", [
+    ("05_adatron", "nb05_exercise_6_with_bias", "b += y @ alpha / 4", "b += y @ alpha", "no-quarter"),
+    ("05_adatron", "nb05_exercise_6_no_bias", "alpha + eta * gradient", "alpha + gradient", "eta-ignored"),
+    ("06_bag_of_words", "nb06_exercise_7_naive", "counts = [Counter(words(document)) for document in docs]",
+     "counts = [Counter(set(words(document))) for document in docs]", "counts-once"),
+    ("06_bag_of_words", "nb06_exercise_7_naive", "counts = [Counter(words(document)) for document in docs]",
+     "counts = [Counter(document.lower().split()) for document in docs]", "split-on-spaces"),
+    ("06_bag_of_words", "nb06_exercise_7_naive", "for j in range(i, n):", "for j in range(i + 1, n):",
+     "diagonal-missing"),
+])
+def test_a_declared_mistake_is_named_by_its_words_on_every_case_it_explains(stem, key, old, new, mistake):
+    verdict = check.exercises()[key].judge(variant(stem, key, old, new))
+    assert not verdict.passed and verdict.mistakes
+    named = [entry for entry in verdict.mistakes if entry["mistake"] == mistake]
+    assert named and all(entry["words"] in verdict.text for entry in named), verdict.text
+    assert "Does a word that occurs several times" not in verdict.text

@@ -20,7 +20,7 @@ import pytest
 
 from kgslab import check
 from kgslab.check import core, hidden
-from mutation import mutants, verdict
+from mutation import mutants, one_blas_thread, verdict
 from mutation_equivalent import EQUIVALENT
 from solution_code import STEMS, exercise_functions, function
 
@@ -31,6 +31,12 @@ SAMPLE = 8          # outside the full run, one mutant in SAMPLE
 def _sampled(mutant) -> bool:
     digest = hashlib.sha256(f"{mutant.key}|{mutant.description}".encode()).digest()
     return FULL or digest[0] % SAMPLE == 0
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    with one_blas_thread():
+        yield
 
 
 @pytest.mark.parametrize("stem", STEMS)
