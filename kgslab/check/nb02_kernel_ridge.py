@@ -37,7 +37,10 @@ def _nb02_exercise_2_cases():
     cases = []
     for gamma, seed in [(0.0, 1), (0.1, 2), (10.0, 3)]:
         args = _sinc_split(30, 30, seed) + (gamma,)
+        expected = regression.linear_fit_errors(*args)
         cases.append(Case(f"30 training / 30 test sinc points, gamma = {gamma:g}", args, mistakes=[
+            Mistake("train-test-swapped", "the two errors are swapped: the training MSE comes first.",
+                    result=expected[::-1]),
             Mistake("no-intercept", "the line has no intercept: y = w x + b needs the column of ones.",
                     result=_without_intercept(*args)),
             Mistake("sum-for-mean", "the number of points: the MSE is a mean over the points, not a sum.",
@@ -170,7 +173,7 @@ def _nb02_exercise_3a_cv_cases():
             Mistake("folds-not-shuffled", "the folds are not shuffled: use KFold with shuffle=True and the given "
                                           "random_state, so that your folds are the checker's.",
                     result=_cv_with(X, y, L, gamma, list(KFold(n_folds).split(X)))),
-            Mistake("sum-over-folds", "it is the sum of the fold errors: average them, do not add them up.",
+            Mistake("sum-over-folds", "it is the number of folds times the mean: average the fold errors, do not add them up.",
                     result=n_folds * regression.cv_error(X, y, L, gamma, n_folds=n_folds, random_state=seed))]))
     return cases
 
