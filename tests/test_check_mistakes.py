@@ -168,3 +168,17 @@ def test_a_declared_mistake_is_named_by_its_words_on_every_case_it_explains(stem
     named = [entry for entry in verdict.mistakes if entry["mistake"] == mistake]
     assert named and all(entry["words"] in verdict.text for entry in named), verdict.text
     assert "Does a word that occurs several times" not in verdict.text
+
+
+def test_a_cases_generator_crosses_to_the_graders_child_as_its_state_only():
+    from kgslab.check import plain
+
+    generator = np.random.default_rng(5)
+    generator.random()
+    text = plain.dumps([generator], kit_objects=True)
+    (rebuilt,) = plain.loads(text, kit_objects=True)
+    assert rebuilt is not generator and rebuilt.random() == generator.random()
+    with pytest.raises(ValueError, match="generator"):
+        plain.loads(text)                               # never from the child back to the grader
+    with pytest.raises(plain.Unsendable):
+        plain.dumps(generator)                          # nor as a student's result
