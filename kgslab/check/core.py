@@ -77,7 +77,7 @@ from . import closed as _closed
 from . import forked, plain
 
 __all__ = ["Case", "Mistake", "Problem", "Verdict", "Exercise", "Record", "run_exercise", "judge", "allclose",
-           "constant_factor", "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
+           "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
 
 TIME_LIMIT = 5.0
 """Seconds the student's function may take over all the cases of one check, while a student works."""
@@ -277,7 +277,7 @@ def _flat(value) -> np.ndarray | None:
         return None
 
 
-def constant_factor(expected, got) -> float | None:
+def _constant_factor(expected, got) -> float | None:
     """c when the whole of `got` is c times `expected` (at least two non-zero entries, c not close to 1), else None.
 
     A single number is always some multiple of another, so it never has a constant factor.
@@ -586,7 +586,7 @@ def _diagnose(case: Case, expected, got, compare: Callable, problem: Problem) ->
         if mistake.factor is None and mistake.result is not None and _as_problem(
                 _call_compare(compare, mistake.result, got, case)) is None:
             return Problem(problem.text, mistake.id, mistake.words)
-    factor = constant_factor(expected, got)
+    factor = _constant_factor(expected, got)
     if factor is not None:
         for mistake in case.mistakes:
             if mistake.factor is not None and np.isclose(factor, mistake.factor, rtol=1e-3):

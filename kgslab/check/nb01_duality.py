@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import regression
 from ..papers import coursework
-from .core import Case, Exercise, Mistake, Problem, _summary, _type_name, allclose, constant_factor
+from .core import Case, Exercise, Mistake, Problem, _summary, _type_name, allclose, _constant_factor
 
 __all__ = ["nb01_exercise_1_primal", "nb01_exercise_1_errors", "nb01_exercise_1_noise", "nb01_exercise_1_dual"]
 
@@ -156,7 +156,7 @@ def _compare_noise(expected, got) -> str | None:
     if allclose(rtol=1e-6)(_noise_case_at(got[0], order="draws first"), got) is None:
         return Problem(problem, "draws-order", "your data sets are drawn in another order: for each noise level in "
                                                "turn, all its data sets.")
-    factor = constant_factor(reference[1:], got[1:])        # the errors only: the levels are the student's own
+    factor = _constant_factor(reference[1:], got[1:])        # the errors only: the levels are the student's own
     if factor is not None and np.isclose(factor, NOISE_CASE["n_draws"], rtol=1e-3):
         return Problem(problem, "sum-over-draws", f"your errors are all off by a factor close to {factor:.4g}: the "
                                                   "number of data sets; average over the draws, do not add them up.")
