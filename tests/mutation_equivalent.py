@@ -103,7 +103,6 @@ EQUIVALENT: dict[str, dict[str, str]] = {
     "nb07_exercise_5a": {
         "line 13: drop the statement in `if mistakes == 0:`": _EARLY_STOP,
         "line 7: constant 0 +1 in `mistakes = 0`": _EARLY_STOP,
-        "line 7: constant 0 -1 in `mistakes = 0`": _EARLY_STOP,
         "line 12: Add= -> Sub= in `mistakes += 1`": _EARLY_STOP,
         "line 13: constant 0 -1 in `if mistakes == 0:`": _EARLY_STOP,
         "line 12: constant 1 +1 in `mistakes += 1`": _EARLY_STOP,
@@ -111,7 +110,6 @@ EQUIVALENT: dict[str, dict[str, str]] = {
     "nb07_exercise_5b": {
         "line 11: drop the statement in `if mistakes == 0:`": _EARLY_STOP,
         "line 6: constant 0 +1 in `mistakes = 0`": _EARLY_STOP,
-        "line 6: constant 0 -1 in `mistakes = 0`": _EARLY_STOP,
         "line 10: Add= -> Sub= in `mistakes += 1`": _EARLY_STOP,
         "line 11: constant 0 -1 in `if mistakes == 0:`": _EARLY_STOP,
         "line 10: constant 1 +1 in `mistakes += 1`": _EARLY_STOP,
