@@ -9,8 +9,10 @@ on a few small cases and prints a verdict a student can act on:
 
 * not attempted yet (the function still raises NotImplementedError),
 * an error, a time-out, a changed input, a result of the wrong type or a wrong
-  value on a named case, with the expected and received values summarised and
-  a hint,
+  value, on every case it happens on (a run stops at the first case that does
+  not return), with the expected and received values summarised, the known
+  mistake the result matches in words (a `Mistake` declared next to its case,
+  or a `Problem` a comparison names; formatted here, once) and a hint,
 * correct on every case.
 
 It returns the student's function when it passed, otherwise the reference, so
@@ -42,7 +44,9 @@ equation, which quantity is off and how (never a line of the solution).  The
 code-level hint is printed only on request, ``check.hint("nb04_exercise_5a")``,
 and never while nbgrader grades, so one wrong attempt does not reveal the answer.
 
-Grading.  Every check records its verdict under its name.  The locked test
+Grading.  Every check records its verdict under its name, as data (`Verdict`:
+the cases that failed and the mistakes they matched; `judge` returns it without
+printing, and ``Verdict.metadata`` is what the grader stores in a test cell).  The locked test
 cell after a check, ``check.nb01_exercise_1_primal.grade()``, reads that
 record: for a student at work (and nbgrader's validate) it is silent when the
 exercise passes and prints one line, or raises while nbgrader runs it, when it
