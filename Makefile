@@ -39,7 +39,7 @@ unit: $(STAMP)
 claims: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist load -m claims -p no:cacheprovider tests/test_claim_robustness.py
 
-.PHONY: wheel-test oldest versions claims
+.PHONY: wheel-test oldest versions claims mutation
 
 # The kit as a course installs it: build the wheel, install it (with its dependencies, from the package
 # index) into a fresh virtual environment outside the clone, load every data set from there, copy the
@@ -125,6 +125,11 @@ grade: $(STAMP)
 # projected time for 200 students x 10 notebooks (a benchmark, not a test; minutes).
 bench-grading: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/grading.py
+
+# The mutation test of every check (tests/test_mutation.py): every mutant of every solution's exercise functions
+# through its check (about 880; minutes). `make unit` runs a fixed eighth of them.
+mutation: $(STAMP)
+	KGSLAB_MUTATION=full OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -v --durations=10 tests/test_mutation.py
 
 # An nbgrader course directory in course/ (source/ from solutions/, nbgrader_config.py).
 assignments: $(STAMP)

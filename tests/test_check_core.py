@@ -63,7 +63,7 @@ def test_a_wrong_answer_names_the_case_and_gives_the_hint(capsys):
         return np.asarray(x) * power
     assert is_kit_reference(run_exercise("Demo", student, reference, CASES, hint="use **"))
     out = capsys.readouterr().out
-    assert "not yet right on test 1 (three numbers)" in out and "Hint: use **" in out
+    assert "not yet right on 2 of the 2 tests" in out and "on test 1 (three numbers)" in out and "Hint: use **" in out
 
 
 def test_a_crash_is_reported_not_raised(capsys):

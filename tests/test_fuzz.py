@@ -1210,6 +1210,18 @@ register("kgslab.check.core.Exercise",
           "compare": "function", "hint": "text"},
          run=lambda **kw: Exercise(**kw).points, skip_bad={"compare": {"None"}}, max_examples=1, containers=())
 RESULT_TYPES["kgslab.check.core.Record"] = "what a check recorded (built by run_exercise)"
+register("kgslab.check.core.judge",
+         st.builds(lambda x: {"title": "Doubling", "student": _copy_of(_double), "reference": _double,
+                              "cases": [Case("x", (x,))], "hint": "twice x"}, exact_floats()),
+         {"title": "text", "reference": "function", "cases": "cases", "compare": "function", "hint": "text",
+          "key": "text", "time_limit": "positive"},
+         run=lambda **kw: float(_check_core.judge(**kw).passed),
+         skip_bad={"compare": {"None"}, "key": {"None"}, "time_limit": {"None"}}, max_examples=2, containers=())
+register("kgslab.check.core.Mistake", fixed(id="a-mistake", words="what the mistake is", factor=2.0),
+         {"id": "text", "words": "text"}, run=lambda **kw: _check_core.Mistake(**kw).factor, max_examples=1,
+         containers=())
+RESULT_TYPES["kgslab.check.core.Problem"] = "what a check's comparison found (built by its compare)"
+RESULT_TYPES["kgslab.check.core.Verdict"] = "a check's verdict as data (built by judge)"
 
 
 # ---- issue 17's new public names: the bounce study of notebook 09, Figure 4 of notebook 08, one KGS step -----

@@ -105,7 +105,7 @@ def independent_em(X, y_index, initial_flip_rates, shared_covariance=False, max_
 
 def test_exercise_4_passes_an_independent_em_and_falls_back_on_blank(capsys):
     assert check.nb10_exercise_4(independent_em) is independent_em
-    assert "correct on all 3 tests" in capsys.readouterr().out
+    assert "correct on all 4 tests" in capsys.readouterr().out
 
     def blank(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
         raise NotImplementedError()

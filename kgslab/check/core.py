@@ -9,8 +9,10 @@ on a few small cases and prints a verdict a student can act on:
 
 * not attempted yet (the function still raises NotImplementedError),
 * an error, a time-out, a changed input, a result of the wrong type or a wrong
-  value on a named case, with the expected and received values summarised and
-  a hint,
+  value, on every case it happens on (a run stops at the first case that does
+  not return), with the expected and received values summarised, the known
+  mistake the result matches in words (a `Mistake` declared next to its case,
+  or a `Problem` a comparison names; formatted here, once) and a hint,
 * correct on every case.
 
 It returns the student's function when it passed, otherwise the reference, so
@@ -42,7 +44,9 @@ equation, which quantity is off and how (never a line of the solution).  The
 code-level hint is printed only on request, ``check.hint("nb04_exercise_5a")``,
 and never while nbgrader grades, so one wrong attempt does not reveal the answer.
 
-Grading.  Every check records its verdict under its name.  The locked test
+Grading.  Every check records its verdict under its name, as data (`Verdict`:
+the cases that failed and the mistakes they matched; `judge` returns it without
+printing, and ``Verdict.metadata`` is what the grader stores in a test cell).  The locked test
 cell after a check, ``check.nb01_exercise_1_primal.grade()``, reads that
 record: for a student at work (and nbgrader's validate) it is silent when the
 exercise passes and prints one line, or raises while nbgrader runs it, when it
@@ -66,6 +70,8 @@ import os
 import signal
 import sys
 import threading
+import tracemalloc
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -74,7 +80,8 @@ import numpy as np
 from . import closed as _closed
 from . import forked, plain
 
-__all__ = ["Case", "Exercise", "Record", "run_exercise", "allclose", "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
+__all__ = ["Case", "Mistake", "Problem", "Verdict", "Exercise", "Record", "run_exercise", "judge", "allclose",
+           "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
 
 TIME_LIMIT = 5.0
 """Seconds the student's function may take over all the cases of one check, while a student works."""
@@ -97,18 +104,60 @@ def grading_mode() -> str | None:
 
 
 @dataclass
+class Mistake:
+    """A known mistake of one case: the result it gives (or the constant factor it is off by) -> the words naming it.
+
+    `id` is a short stable name ("gamma-without-l") that grading records and a class report counts; `words` say
+    what the mistake is, in terms of the idea (never the solution's line).  Give `result` (what the mistaken
+    function returns on the case, computed by the check) or `factor` (the whole result is off by that factor).
+    """
+
+    id: str
+    words: str
+    result: Any = None
+    factor: float | None = None
+
+    def __post_init__(self):
+        _require(isinstance(self.id, str) and bool(self.id), "id", "a short name of the mistake (str)", self.id)
+        _require(isinstance(self.words, str) and bool(self.words), "words", "a sentence naming the mistake (str)",
+                 self.words)
+        _require(self.factor is None or isinstance(self.factor, numbers.Real), "factor", "None or a number",
+                 self.factor)
+
+
+@dataclass
+class Problem:
+    """What a comparison found wrong: how the result differs (`text`) and, when recognised, which mistake it is.
+
+    A `compare` returns None (right), a sentence (wrong, no mistake recognised) or a Problem; the check's core
+    formats the mistake's words once, for every comparison alike.
+    """
+
+    text: str
+    mistake: str | None = None
+    words: str | None = None
+
+
+@dataclass
 class Case:
-    """One test case: the arguments to call with and a description a student can read."""
+    """One test case: the arguments to call with, a description a student can read, and its known mistakes."""
 
     label: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
+    mistakes: list = field(default_factory=list)
+    memory_limit: float | None = None
+    """Megabytes the student's function may allocate on this case (peak, numpy arrays included), or None."""
 
     def __post_init__(self):
         _require(isinstance(self.label, str), "label", "a sentence describing the case (str)", self.label)
+        _require(self.memory_limit is None or isinstance(self.memory_limit, numbers.Real) and self.memory_limit > 0,
+                 "memory_limit", "None or a number of megabytes > 0", self.memory_limit)
         _require(isinstance(self.args, tuple), "args", "a tuple of positional arguments", self.args)
         _require(isinstance(self.kwargs, dict) and all(isinstance(k, str) for k in self.kwargs), "kwargs",
                  "a dict of keyword arguments", self.kwargs)
+        _require(isinstance(self.mistakes, (list, tuple)) and all(isinstance(m, Mistake) for m in self.mistakes),
+                 "mistakes", "a list of Mistake", self.mistakes)
 
 
 def _require(holds: bool, name: str, expected: str, value) -> None:
@@ -174,20 +223,29 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
     rtol, atol = _non_negative(rtol, "rtol"), _non_negative(atol, "atol")
 
     def compare(expected, got):
+        problem = compare_parts(expected, got)
+        if problem and isinstance(expected, tuple) and isinstance(got, tuple) and len(got) == len(expected) == 2 \
+                and compare_parts(expected[::-1], got) is None:
+            return (f"the two parts of the result are the other way round: expected ({_summary(expected[0])}, "
+                    f"{_summary(expected[1])}) in this order")
+        return problem
+
+    def compare_parts(expected, got):
         if isinstance(expected, tuple):
             if not isinstance(got, tuple):
                 return f"expected a tuple of {len(expected)} values, got {_type_name(got)}: {_summary(got)}"
             if len(got) != len(expected):
                 return f"expected a tuple of {len(expected)} values, got a tuple of {len(got)}"
             for position, (want, have) in enumerate(zip(expected, got)):
-                problem = compare(want, have)
+                problem = compare_parts(want, have)
                 if problem:
                     return f"in part {position + 1} of the result: {problem}"
             return None
         if isinstance(expected, np.ndarray) and expected.ndim > 0:
             if not isinstance(got, np.ndarray):
+                convert = ".toarray()" if hasattr(got, "toarray") else "np.array(...)"
                 return (f"expected a numpy array of shape {expected.shape}, got {_type_name(got)}: "
-                        f"{_summary(got)} (convert it with np.array(...))")
+                        f"{_summary(got)} (convert it with {convert})")
         elif _is_real_number(expected) or isinstance(expected, np.ndarray):
             if not _is_real_number(got):
                 return f"expected a single real number, got {_type_name(got)}: {_summary(got)}"
@@ -199,9 +257,13 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
         want = np.asarray(expected, dtype=float)
         if have.shape != want.shape:
             return f"expected shape {want.shape}, got shape {have.shape}"
-        if not np.all(np.isfinite(have)):
-            return "the result contains NaN or infinite values"
-        if not np.allclose(have, want, rtol=rtol, atol=atol):
+        if not np.all(np.isfinite(have) | np.isnan(want) & np.isnan(have)):
+            return "the result contains NaN or infinite values" + (
+                " where the reference has numbers" if not np.all(np.isfinite(have) | np.isnan(want)) else "")
+        if np.any(np.isnan(want) & ~np.isnan(have)):
+            return (f"expected NaN where nothing is defined (e.g. an error rate over no points), got numbers: "
+                    f"{_summary(got)}")
+        if not np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True):
             worst = float(np.max(np.abs(have - want)))
             return (f"values differ (largest difference {worst:.3g})\n"
                     f"      expected {_summary(expected)}\n      got      {_summary(got)}")
@@ -210,10 +272,43 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
     return compare
 
 
+def _flat(value) -> np.ndarray | None:
+    try:
+        if isinstance(value, tuple):
+            return np.concatenate([np.ravel(np.asarray(part, dtype=float)) for part in value])
+        return np.ravel(np.asarray(value, dtype=float))
+    except (TypeError, ValueError):
+        return None
+
+
+def _constant_factor(expected, got) -> float | None:
+    """c when the whole of `got` is c times `expected` (at least two non-zero entries, c not close to 1), else None.
+
+    A single number is always some multiple of another, so it never has a constant factor.
+    """
+    if isinstance(got, (bool, np.bool_)) or isinstance(got, np.ndarray) and got.dtype.kind not in "iuf":
+        return None
+    want, have = _flat(expected), _flat(got)
+    if want is None or have is None or want.shape != have.shape or not np.all(np.isfinite(have)):
+        return None
+    big = np.abs(want) > 1e-8 * max(float(np.max(np.abs(want), initial=0.0)), 1e-300)
+    if np.count_nonzero(big) < 2:
+        return None
+    factor = float(np.median(have[big] / want[big]))
+    if abs(factor - 1) < 1e-3 or not np.allclose(have, factor * want, rtol=1e-5, atol=1e-10):
+        return None
+    return factor
+
+
 # ---- detecting changed inputs -----------------------------------------------------------------
 
 def _unchanged(before, after) -> bool:
-    """True when `after` (what the student's function was given) still equals its pristine copy."""
+    """True when `after` (what the student's function was given) still equals its pristine copy.
+
+    A random generator handed to the function is there to be drawn from: its state moving on is no change.
+    """
+    if isinstance(before, np.random.Generator):
+        return isinstance(after, np.random.Generator)
     if isinstance(before, np.ndarray):
         if not isinstance(after, np.ndarray) or before.shape != after.shape or before.dtype != after.dtype:
             return False
@@ -303,13 +398,44 @@ def _time_limit(seconds: float):
 # ---- records for grading ----------------------------------------------------------------------
 
 @dataclass
+class Verdict:
+    """A check's verdict as data: what grading records (cell metadata) and a class report counts.
+
+    `status` is "passed", "failed", "blank" (not attempted) or "open" (the kit's reference handed back);
+    `cases_failed` the labels of the failing cases; `mistakes` one entry per failing case,
+    ``{"case": label, "mistake": id or None, "words": the check's own words}``; `summary` the verdict's first
+    line without the title; `text` all of it as printed; `result` the function to use from here on.
+    """
+
+    exercise: str | None
+    title: str
+    status: str
+    summary: str
+    text: str = ""
+    cases_failed: list = field(default_factory=list)
+    mistakes: list = field(default_factory=list)
+    result: Callable | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def metadata(self, points: float, max_points: float) -> dict:
+        """The verdict in the form the grader stores in the test cell's metadata (``kgslab.verdict``)."""
+        return {"exercise": self.exercise, "passed": self.passed, "points": float(points),
+                "max_points": float(max_points), "cases_failed": list(self.cases_failed),
+                "mistakes": [dict(entry) for entry in self.mistakes]}
+
+
+@dataclass
 class Record:
-    """What the last run of one check found: the student's own function and whether it passed."""
+    """What the last run of one check found: the student's own function, whether it passed, and its verdict."""
 
     title: str
     student: Callable | None
     passed: bool
     verdict: str
+    outcome: Verdict | None = None
 
 
 _RECORDS: dict[str, Record] = {}
@@ -346,13 +472,18 @@ def _is_kit_reference(student, reference) -> bool:
 
 # ---- the check --------------------------------------------------------------------------------
 
+_WARNED = "\x00warning\x00 "
+
+
 def _printed_summary(text: str) -> list[str]:
-    lines = text.splitlines()
+    warned = [line[len(_WARNED):] for line in text.splitlines() if line.startswith(_WARNED)]
+    lines = [line for line in text.splitlines() if not line.startswith(_WARNED)]
+    said = [f"  Your function raised a warning: {line[:160]}" for line in dict.fromkeys(warned)]
     if not lines:
-        return []
+        return said
     shown = [f"  | {line[:120]}" for line in lines[:_PRINTED_LINES_SHOWN]]
     more = f" (first {_PRINTED_LINES_SHOWN} shown)" if len(lines) > _PRINTED_LINES_SHOWN else ""
-    return [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
+    return said + [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
 
 
 def _call_student(student, args, kwargs, budget: float | None, closed: frozenset = frozenset()):
@@ -362,10 +493,16 @@ def _call_student(student, args, kwargs, budget: float | None, closed: frozenset
     buffer = io.StringIO()
     calls: list[str] = []
     try:
-        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-            with _closed.closing(closed) as calls, \
-                    (_time_limit(budget) if budget is not None else contextlib.nullcontext()):
-                value = student(*args, **kwargs)
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
+                warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            try:
+                with _closed.closing(closed) as calls, \
+                        (_time_limit(budget) if budget is not None else contextlib.nullcontext()):
+                    value = student(*args, **kwargs)
+            finally:        # a warning is not a printed line: say which one it was
+                for caught in warned[:_PRINTED_LINES_SHOWN]:
+                    buffer.write(f"{_WARNED}{caught.category.__name__}: {str(caught.message)[:200]}\n")
         if calls:
             return "closed", calls[0], buffer.getvalue()
         return "returned", value, buffer.getvalue()
@@ -386,8 +523,18 @@ def _call_student(student, args, kwargs, budget: float | None, closed: frozenset
 def _one_call(student, case: Case, reference, closed, budget: float | None) -> dict:
     """Run the student's function on one case; its outcome as plain data (what crosses back from a child)."""
     given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
-    kind, got, printed = _call_student(student, given_args, given_kwargs, budget, closed)
+    if case.memory_limit is not None:
+        tracemalloc.start()
+    try:
+        kind, got, printed = _call_student(student, given_args, given_kwargs, budget, closed)
+    finally:
+        peak = 0
+        if case.memory_limit is not None:
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
     outcome = {"kind": kind, "printed": printed[-20000:]}
+    if case.memory_limit is not None:
+        outcome["peak_mb"] = peak / 1e6
     if kind == "closed":
         outcome["value"] = got
     elif kind == "raised":
@@ -420,20 +567,52 @@ def _student_outcomes(student, cases, reference, time_limit: float, closed) -> l
     return outcomes
 
 
-def run_exercise(title: str, student: Callable, reference: Callable, cases: list[Case], *,
-                 compare: Callable[[Any, Any], str | None] | None = None, hint: str = "",
-                 key: str | None = None, time_limit: float | None = None,
-                 code_hint: bool = False, closed=(), outcomes: list[dict] | None = None) -> Callable:
-    """Check `student` against `reference` on `cases`; print a verdict; return the function to use.
+def _with_case(compare: Callable) -> bool:
+    """True when `compare` takes the case as a keyword (compare(expected, got, case=...))."""
+    try:
+        return "case" in inspect.signature(compare).parameters
+    except (TypeError, ValueError):
+        return False
 
-    `hint` is the conceptual hint printed on a failure; `code_hint` says that a
-    code-level hint exists for `key` (the verdict then says how to ask for it).
-    `key` names the exercise for grading (its record); `time_limit` overrides
-    the limit in seconds for the student's calls over all cases; `closed` are
-    the dotted names of the kit functions the student's function may not call
-    (`kgslab.check.closed`).  `outcomes`, when given, are the student's
-    outcomes already computed elsewhere (the grader's child process), one per
-    case as `_one_call` writes them; the student's function is then not called.
+
+def _as_problem(found) -> Problem | None:
+    if found is None or isinstance(found, Problem):
+        return found
+    _require(isinstance(found, str), "compare's result", "None, a sentence (str) or a Problem", found)
+    return Problem(found)
+
+
+def _diagnose(case: Case, expected, got, compare: Callable, problem: Problem) -> Problem:
+    """The case's declared mistake the wrong result matches (its result, else its factor), or a constant factor."""
+    if problem.mistake is not None or problem.words is not None:
+        return problem
+    for mistake in case.mistakes:
+        if mistake.factor is None and mistake.result is not None and _as_problem(
+                _call_compare(compare, mistake.result, got, case)) is None:
+            return Problem(problem.text, mistake.id, mistake.words)
+    factor = _constant_factor(expected, got)
+    if factor is not None:
+        for mistake in case.mistakes:
+            if mistake.factor is not None and np.isclose(factor, mistake.factor, rtol=1e-3):
+                return Problem(problem.text, mistake.id,
+                               f"your values are all off by a factor close to {factor:.4g}: {mistake.words}")
+        return Problem(problem.text, None, f"your values are all off by one constant factor, about {factor:.4g}.")
+    return problem
+
+
+def _call_compare(compare, expected, got, case):
+    if _with_case(compare):
+        return compare(expected, got, case=case)
+    return compare(expected, got)
+
+
+def judge(title: str, student: Callable, reference: Callable, cases: list[Case], *,
+          compare: Callable | None = None, hint: str = "", key: str | None = None, time_limit: float | None = None,
+          code_hint: bool = False, closed=(), outcomes: list[dict] | None = None) -> Verdict:
+    """Check `student` against `reference` on `cases` and return the `Verdict` (nothing printed, nothing recorded).
+
+    The arguments are `run_exercise`'s.  Every case that returned is compared (every failing one is reported);
+    the first case that did not return (an error, a time-out, ...) ends the run, as it ends the student's calls.
     """
     _require(isinstance(title, str), "title", "the exercise's title (str)", title)
     _require(callable(reference), "reference", "the kit's reference function", reference)
@@ -453,20 +632,17 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     fallback_note = "  -> Using the kit's reference implementation for now, so the rest of the notebook runs."
     lines: list[str] = []
 
-    def finish(passed: bool, verdict: str, result: Callable) -> Callable:
-        lines.append(verdict)
-        print("\n".join(lines))
-        if key is not None:
-            _RECORDS[key] = Record(title, student if passed else None, passed, verdict)
-        return result
+    def verdict(status: str, summary: str, result: Callable, failed_cases=(), found=(), tail: str = "") -> Verdict:
+        text = "\n".join(lines + [f"{title}: {summary}" + (f"\n{tail}" if tail else "")])
+        return Verdict(key, title, status, summary.splitlines()[0], text, list(failed_cases), list(found), result)
 
     if not callable(student):
-        return finish(False, f"{title}: ✘ expected a function, got {_type_name(student)}.\n{fallback_note}",
-                      _fallback(reference, "the reference", key))
+        return verdict("failed", f"✘ expected a function, got {_type_name(student)}.",
+                       _fallback(reference, "the reference", key), tail=fallback_note)
     if _is_kit_reference(student, reference):
         kit = student if getattr(student, "_kgslab_reference", None) else _fallback(reference, name, key)
-        return finish(False, f"{title}: still open. {name} is the kit's reference (it fell back earlier), not "
-                             f"your code.\n  Run the cell that defines {name} again, then this cell.", kit)
+        return verdict("open", f"still open. {name} is the kit's reference (it fell back earlier), not your code.",
+                       kit, tail=f"  Run the cell that defines {name} again, then this cell.")
 
     fallback = _fallback(reference, name, key)
     ask = (f"  For a code-level hint run check.hint(\"{key}\")." if code_hint and key and not grading_mode()
@@ -474,48 +650,108 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", ask, fallback_note]))
     if outcomes is None:
         outcomes = _student_outcomes(student, cases, reference, time_limit, closed)
+    wrong: list[tuple[str, str, Problem]] = []          # (where, label, problem) of every case with a wrong result
+
+    def stop(summary: str, case: Case, status: str = "failed", mistake: str | None = None, words: str = "",
+             tail: str = failed) -> Verdict:
+        if wrong:                                       # the wrong results before the case that stopped the run
+            summary = f"{summary}\n" + "\n".join(_wrong_lines(wrong))
+        found = [{"case": label, "mistake": p.mistake, "words": p.words or p.text} for _, label, p in wrong]
+        found.append({"case": case.label, "mistake": mistake, "words": words or summary.splitlines()[0]})
+        return verdict(status, summary, fallback, [label for _, label, _ in wrong] + [case.label], found, tail)
+
     for number, (case, outcome) in enumerate(zip(cases, outcomes), start=1):
         where = f"on test {number} ({case.label})"
         kind, got = outcome["kind"], outcome.get("value")
         lines.extend(_printed_summary(outcome.get("printed", "")))
         if kind == "blank":
-            return finish(False, f"{title}: not attempted yet ({name} still raises NotImplementedError).\n"
-                                 f"  That's fine: write {name} above and run this cell again when you are ready.\n"
-                                 f"{fallback_note}", fallback)
+            return verdict("blank", f"not attempted yet ({name} still raises NotImplementedError).", fallback,
+                           [case.label for case in cases],
+                           [{"case": case.label, "mistake": "not-attempted", "words": "not attempted yet"}],
+                           f"  That's fine: write {name} above and run this cell again when you are ready.\n"
+                           f"{fallback_note}")
         if kind == "closed":
-            return finish(False, f"{title}: ✘ {name} called `{got}` {where}: that is this exercise's reference "
-                                 f"(or computes the same answer), closed while your function runs. Write it "
-                                 f"yourself.\n{failed}", fallback)
+            return stop(f"✘ {name} called `{got}` {where}: that is this exercise's reference (or computes the same "
+                        f"answer), closed while your function runs. Write it yourself.", case, mistake="closed")
         if kind == "timeout":
-            return finish(False, f"{title}: ✘ {name} did not finish within the time limit of {time_limit:g} s "
-                                 f"{where}: an endless loop? The cases are small; a correct function takes well "
-                                 f"under a second.\n{failed}", fallback)
+            return stop(f"✘ {name} did not finish within the time limit of {time_limit:g} s {where}: an endless "
+                        f"loop? The cases are small; a correct function takes well under a second.", case,
+                        mistake="time-limit")
         if kind == "crashed":
-            return finish(False, f"{title}: ✘ {name} ended the Python process {where} (os._exit, or a crash in "
-                                 f"C code).\n{failed}", fallback)
+            return stop(f"✘ {name} ended the Python process {where} (os._exit, or a crash in C code).", case,
+                        mistake="crashed")
         if kind == "raised":
             error, message = got
             what = {"SystemExit": "called sys.exit() or exit() (SystemExit)",
                     "KeyboardInterrupt": "was interrupted (KeyboardInterrupt)"}.get(error)
             what = what or f"raised {error}"
             detail = f": {message}" if message and error != "SystemExit" else ""
-            return finish(False, f"{title}: ✘ {name} {what} {where}{detail}\n{failed}", fallback)
+            return stop(f"✘ {name} {what} {where}{detail}", case, mistake="raised")
         if kind == "unreadable":
-            return finish(False, f"{title}: ✘ {name} returned {got} {where}, which the check cannot read: return "
-                                 f"numbers, numpy arrays, strings, or tuples and lists of them.\n{failed}", fallback)
+            return stop(f"✘ {name} returned {got} {where}, which the check cannot read: return numbers, numpy "
+                        f"arrays, strings, or tuples and lists of them.", case, mistake="wrong-type")
         changed = outcome["changed"]
         if changed:
             names = ", ".join(f"`{argument}`" for argument in changed)
-            return finish(False, f"{title}: ✘ {name} changed its input {names} in place {where}. The caller's "
-                                 f"data must stay as it was: work on a copy (e.g. K = K.copy()) or build a new "
-                                 f"array (K = K / ... rather than K /= ...).\n{fallback_note}", fallback)
+            return stop(f"✘ {name} changed its input {names} in place {where}. The caller's data must stay as it "
+                        f"was: work on a copy (e.g. K = K.copy()) or build a new array (K = K / ... rather than "
+                        f"K /= ...).", case, mistake="changed-input", tail=fallback_note)
+        peak = outcome.get("peak_mb")
+        if case.memory_limit is not None and peak is not None and peak > case.memory_limit:
+            return stop(f"✘ {name} allocated {peak:.0f} MB {where}, more than the {case.memory_limit:g} MB this case "
+                        f"needs: a matrix with a column for every word of the vocabulary should be sparse (only "
+                        f"its non-zero entries stored).", case, mistake="memory")
         got = plain.loads(got)
         expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
-        problem = compare(expected, got)
-        if problem:
-            return finish(False, f"{title}: ✘ not yet right {where}: {problem}\n{failed}", fallback)
+        problem = _as_problem(_call_compare(compare, expected, got, case))
+        if problem is not None:
+            wrong.append((where, case.label, _diagnose(case, expected, got, compare, problem)))
+    if wrong:
+        found = [{"case": label, "mistake": p.mistake, "words": p.words or p.text.splitlines()[0]}
+                 for _, label, p in wrong]
+        if len(wrong) == 1:
+            summary = f"✘ not yet right {wrong[0][0]}: " + "\n".join(_wrong_lines(wrong, single=True))
+        else:
+            summary = f"✘ not yet right on {len(wrong)} of the {len(cases)} tests:\n" + "\n".join(_wrong_lines(wrong))
+        return verdict("failed", summary, fallback, [label for _, label, _ in wrong], found, failed)
     tests = {1: "the test", 2: "both tests"}.get(len(cases), f"all {len(cases)} tests")
-    return finish(True, f"{title}: ✔ correct on {tests}. Using your {name}.", student)
+    return verdict("passed", f"✔ correct on {tests}. Using your {name}.", student)
+
+
+def _wrong_lines(wrong, single: bool = False) -> list[str]:
+    """Every wrong result, each with the words of the mistake it matches (the one place they are formatted)."""
+    lines = []
+    for where, _, problem in wrong:
+        lines.extend((problem.text if single else f"  {where}: {problem.text}").splitlines())
+        if problem.words:
+            lines.append(f"  What it looks like: {problem.words}")
+    return lines
+
+
+def run_exercise(title: str, student: Callable, reference: Callable, cases: list[Case], *,
+                 compare: Callable[[Any, Any], str | None] | None = None, hint: str = "",
+                 key: str | None = None, time_limit: float | None = None,
+                 code_hint: bool = False, closed=(), outcomes: list[dict] | None = None) -> Callable:
+    """Check `student` against `reference` on `cases`; print a verdict; return the function to use.
+
+    `hint` is the conceptual hint printed on a failure; `code_hint` says that a
+    code-level hint exists for `key` (the verdict then says how to ask for it).
+    `key` names the exercise for grading (its record, which keeps the structured
+    `Verdict`); `time_limit` overrides the limit in seconds for the student's calls
+    over all cases; `closed` are the dotted names of the kit functions the
+    student's function may not call (`kgslab.check.closed`).  `outcomes`, when
+    given, are the student's outcomes already computed elsewhere (the grader's
+    child process), one per case as `_one_call` writes them; the student's
+    function is then not called.  `compare(expected, got)` (or with ``case=``)
+    returns None, a sentence, or a `Problem`; a case's declared `Mistake`s name
+    what a wrong result matches.  `judge` returns the same verdict as data.
+    """
+    found = judge(title, student, reference, cases, compare=compare, hint=hint, key=key, time_limit=time_limit,
+                  code_hint=code_hint, closed=closed, outcomes=outcomes)
+    print(found.text)
+    if key is not None:
+        _RECORDS[key] = Record(title, student if found.passed else None, found.passed, found.text, found)
+    return found.result
 
 
 def _reference_name(key: str, reference: Callable) -> str:
@@ -574,6 +810,13 @@ class Exercise:
         return run_exercise(self.title, student, self.reference, self.cases(), compare=self.compare,
                             hint=self.hint, key=self.key, code_hint=bool(self.code_hint), closed=self.closed)
 
+    def judge(self, student: Callable, *, cases: list[Case] | None = None, outcomes: list[dict] | None = None,
+              time_limit: float | None = None) -> Verdict:
+        """The check's `Verdict` on `student` (or on `outcomes` computed elsewhere), printed and recorded nowhere."""
+        return judge(self.title, student, self.reference, cases if cases is not None else self.cases(),
+                     compare=self.compare, hint=self.hint, key=self.key, code_hint=bool(self.code_hint),
+                     closed=self.closed, outcomes=outcomes, time_limit=time_limit)
+
     def __repr__(self) -> str:
         return f"<check {self.key}: {self.title}, {self.points} points>"
 
@@ -587,7 +830,7 @@ class Exercise:
         if record is None:
             problem = "its check cell has not been run"
         elif not record.passed:
-            problem = record.verdict.splitlines()[0].removeprefix(f"{self.title}: ")
+            problem = record.outcome.summary if record.outcome is not None else "its check did not pass"
         else:
             return
         if grading_mode():

@@ -30,7 +30,8 @@ _MACHINERY_ATTRIBUTES = {"environ", "modules", "__closure__", "__globals__", "__
                          "settrace", "setprofile", "_getframe", "cell_contents", "putenv", "unsetenv"}
 _MACHINERY_NAMES = {"importlib", "exec", "eval", "compile", "__import__", "globals", "builtins", "__builtins__"}
 _CHECK_INTERNALS = {"reference", "grade", "core", "_RECORDS", "grading_mode", "closed", "Exercise", "Record",
-                    "run_exercise", "_fallback", "code_hint", "cases", "compare", "forked", "sandbox"}
+                    "run_exercise", "judge", "Verdict", "_fallback", "code_hint", "cases", "compare", "forked",
+                    "sandbox"}
 
 
 def _aliases(tree) -> dict[str, str]:

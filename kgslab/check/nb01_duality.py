@@ -10,8 +10,7 @@ import numpy as np
 
 from .. import regression
 from ..papers import coursework
-from .core import Case, Exercise, _summary, _type_name, allclose
-from .diagnoses import Diagnosed, scale_factor
+from .core import Case, Exercise, Mistake, Problem, _summary, _type_name, allclose, _constant_factor
 
 __all__ = ["nb01_exercise_1_primal", "nb01_exercise_1_errors", "nb01_exercise_1_noise", "nb01_exercise_1_dual"]
 
@@ -25,13 +24,13 @@ def _problem(n, d, seed):
     return X, X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n)
 
 
-def _solver_cases(reference, compare):
+def _solver_cases(reference):
     def cases():
         found = []
         for n, d, gamma, seed in [(20, 5, 0.1, 1), (8, 12, 0.01, 2), (50, 3, 10.0, 3)]:
             X, y = _problem(n, d, seed)
-            compare.expect(reference(X, y, gamma), [(reference(X, y, gamma / n), _GAMMA_WITHOUT_L)])
-            found.append(Case(f"{n} points in R^{d}, gamma = {gamma:g}", (X, y, gamma)))
+            found.append(Case(f"{n} points in R^{d}, gamma = {gamma:g}", (X, y, gamma), mistakes=[
+                Mistake("gamma-without-l", _GAMMA_WITHOUT_L, result=reference(X, y, gamma / n))]))
         return found
     return cases
 
@@ -48,22 +47,20 @@ def _solver_hidden(rng):
     return found
 
 
-_primal_compare = Diagnosed()
 nb01_exercise_1_primal = Exercise(
     "nb01_exercise_1_primal", "Exercise 1 (primal ridge regression)",
-    regression.ridge, _solver_cases(regression.ridge, _primal_compare), points=2,
-    closed=("kgslab.regression.ridge_dual", "kgslab.regression.kernel_ridge"), compare=_primal_compare,
+    regression.ridge, _solver_cases(regression.ridge), points=2,
+    closed=("kgslab.regression.ridge_dual", "kgslab.regression.kernel_ridge"), compare=allclose(rtol=1e-6),
     hidden=_solver_hidden,
     hint="w* solves the normal equations of ridge regression, a d x d linear system (d = the number of "
          "features); its matrix is X'X plus the penalty gamma l times the identity, its right-hand side X'y.",
     code_hint="l, d = X.shape, then np.linalg.solve(X.T @ X + gamma * l * np.eye(d), X.T @ y).")
 
 
-_dual_compare = Diagnosed()
 nb01_exercise_1_dual = Exercise(
     "nb01_exercise_1_dual", "Exercise 1 (dual ridge regression, eq. 2)",
-    regression.ridge_dual, _solver_cases(regression.ridge_dual, _dual_compare), points=2,
-    closed=("kgslab.regression.ridge", "kgslab.regression.kernel_ridge"), compare=_dual_compare,
+    regression.ridge_dual, _solver_cases(regression.ridge_dual), points=2,
+    closed=("kgslab.regression.ridge", "kgslab.regression.kernel_ridge"), compare=allclose(rtol=1e-6),
     hidden=_solver_hidden,
     hint="alpha* has one entry per training point: eq. (2) is an l x l system whose matrix is built from the "
          "inner products between training points (XX', not X'X) plus gamma l times the identity.",
@@ -77,19 +74,19 @@ def _errors_cases():
     train, test = X[:20], X[20:]
     expected = regression.ridge_errors(train, y[:20], test, y[20:], gammas)
     on_test = regression.ridge_errors(test, y[20:], train, y[:20], gammas)
-    _errors_compare.expect(expected, [
-        ((expected[1], expected[0]), "the two arrays are swapped: the training MSE comes first."),
-        ((on_test[1], on_test[0]), "w was fitted on the test set: fit on the training set only, then measure "
-                                   "the error on both sets."),
-    ], [(20.0, "the number of points in each set: the MSE is a mean over the points, not a sum.")])
     return [Case("20 training / 20 test points in R^6, gamma = 1e-3 ... 1e2",
-                 (X[:20], y[:20], X[20:], y[20:], gammas))]
+                 (X[:20], y[:20], X[20:], y[20:], gammas), mistakes=[
+                     Mistake("train-test-swapped", "the two arrays are swapped: the training MSE comes first.",
+                             result=(expected[1], expected[0])),
+                     Mistake("fitted-on-test", "w was fitted on the test set: fit on the training set only, then "
+                                               "measure the error on both sets.", result=(on_test[1], on_test[0])),
+                     Mistake("sum-for-mean", "the number of points in each set: the MSE is a mean over the points, "
+                                             "not a sum.", factor=20.0)])]
 
 
-_errors_compare = Diagnosed()
 nb01_exercise_1_errors = Exercise(
     "nb01_exercise_1_errors", "Exercise 1 (training and test errors)",
-    regression.ridge_errors, _errors_cases, points=2, compare=_errors_compare,
+    regression.ridge_errors, _errors_cases, points=2, compare=allclose(rtol=1e-6),
     hint="for each gamma fit w on the training set only (your ridge_primal); the mean squared error is the "
          "mean over the points of (y_i - x_i'w)^2, on the training set and on the test set; return the two "
          "arrays, training first.",
@@ -101,7 +98,8 @@ nb01_exercise_1_errors = Exercise(
 
 NOISE_CASE = {"gammas": 10.0 ** np.arange(-6, 4), "n_train": 15, "n_draws": 4, "seed": 3}
 SIGNAL_STD = np.sqrt(10.0)     # x'w with x, w standard normal in R^10: variance about d = 10
-_NOISE_LOW, _NOISE_HIGH = SIGNAL_STD / 3, SIGNAL_STD
+# "about as large as the signal": a top level of 3 is as large as sqrt(10) = 3.16 in the docstring's sense
+_NOISE_LOW, _NOISE_HIGH = SIGNAL_STD / 3, 0.9 * SIGNAL_STD
 
 
 def _noise_levels_problem(levels) -> str | None:
@@ -116,7 +114,7 @@ def _noise_levels_problem(levels) -> str | None:
     if levels[0] > _NOISE_LOW or levels[-1] < _NOISE_HIGH:
         return (f"your noise levels {_summary(levels)} do not reach from low noise (at most "
                 f"{_NOISE_LOW:.2g}, a third of the signal's standard deviation sqrt(10) ~ 3.2) to high noise "
-                f"(at least {_NOISE_HIGH:.2g}, as large as the signal)")
+                f"(about 3 or more, as large as the signal)")
     return None
 
 
@@ -152,25 +150,22 @@ def _compare_noise(expected, got) -> str | None:
     problem = allclose(rtol=1e-6)(reference, got)
     if problem is None:
         return None
-    noise_compare = Diagnosed()
     swapped = (reference[0], reference[2], reference[1])
-    noise_compare.expect(reference, [
-        (swapped, "the training and test arrays are swapped: training MSE first."),
-        (_noise_case_at(got[0], order="draws first"),
-         "your data sets are drawn in another order: for each noise level in turn, all its data sets."),
-    ])
-    diagnosis = noise_compare.diagnose(reference, got)
-    factor = scale_factor(reference[1:], got[1:])        # the errors only: the levels are the student's own
-    if diagnosis is None and factor is not None:
-        diagnosis = f"your errors are off by a factor close to {factor:.4g}" + (
-            ": the number of data sets; average over the draws, do not add them up."
-            if np.isclose(factor, NOISE_CASE["n_draws"], rtol=1e-3) else ".")
-    if diagnosis is None:
-        diagnosis = ("your means differ from the same study run at your noise levels: check that one generator, "
-                     "made once from seed, draws every data set (in the order the docstring gives), that each "
-                     "data set has n_train training points followed by 100 test points, and that you average "
-                     "over the n_draws data sets.")
-    return f"{problem}\n  What it looks like: {diagnosis}"
+    if allclose(rtol=1e-6)(swapped, got) is None:
+        return Problem(problem, "train-test-swapped", "the training and test arrays are swapped: training MSE first.")
+    if allclose(rtol=1e-6)(_noise_case_at(got[0], order="draws first"), got) is None:
+        return Problem(problem, "draws-order", "your data sets are drawn in another order: for each noise level in "
+                                               "turn, all its data sets.")
+    factor = _constant_factor(reference[1:], got[1:])        # the errors only: the levels are the student's own
+    if factor is not None and np.isclose(factor, NOISE_CASE["n_draws"], rtol=1e-3):
+        return Problem(problem, "sum-over-draws", f"your errors are all off by a factor close to {factor:.4g}: the "
+                                                  "number of data sets; average over the draws, do not add them up.")
+    if factor is not None:
+        return Problem(problem, None, f"your errors are all off by one constant factor, about {factor:.4g}.")
+    return Problem(problem, None, "your means differ from the same study run at your noise levels: check that one "
+                                  "generator, made once from seed, draws every data set (in the order the docstring "
+                                  "gives), that each data set has n_train training points followed by 100 test "
+                                  "points, and that you average over the n_draws data sets.")
 
 
 def _noise_cases():
@@ -184,7 +179,7 @@ nb01_exercise_1_noise = Exercise(
     "nb01_exercise_1_noise", "Exercise 1 (noise study)",
     coursework.noise_study, _noise_cases, points=3, compare=_compare_noise,
     hint="the check reruns your study at your own noise levels: at least three, increasing, from low (a third "
-         "of the signal's standard deviation, about 1, or less) to high (about 3.2 or more). For each level, "
+         "of the signal's standard deviation, about 1, or less) to high (about 3 or more). For each level, "
          "average the training and test MSE over n_draws data sets, all drawn from one generator made from "
          "seed, in the order the docstring gives; rows are noise levels, columns gammas.",
     code_hint="noise_levels = np.array([...]); make the generator once with np.random.default_rng(seed); for "

@@ -14,8 +14,7 @@ from .. import regression
 from ..data import sinc_data
 from ..kernels import linear_kernel, rbf_kernel
 from ..papers import coursework
-from .core import Case, Exercise, _summary, _type_name, allclose
-from .diagnoses import Diagnosed
+from .core import Case, Exercise, Mistake, Problem, _summary, _type_name, allclose
 
 __all__ = ["nb02_exercise_2", "nb02_exercise_2_table", "nb02_exercise_3a", "nb02_exercise_3a_cv",
            "nb02_exercise_3a_tune_gamma", "nb02_exercise_3a_tune_width"]
@@ -39,19 +38,20 @@ def _nb02_exercise_2_cases():
     for gamma, seed in [(0.0, 1), (0.1, 2), (10.0, 3)]:
         args = _sinc_split(30, 30, seed) + (gamma,)
         expected = regression.linear_fit_errors(*args)
-        _line_compare.expect(expected, [
-            (expected[::-1], "the two errors are swapped: the training MSE comes first."),
-            (_without_intercept(*args), "the line has no intercept: y = w x + b needs the column of ones."),
-        ], [(30.0, "the number of points: the MSE is a mean over the points, not a sum.")])
-        cases.append(Case(f"30 training / 30 test sinc points, gamma = {gamma:g}", args))
+        cases.append(Case(f"30 training / 30 test sinc points, gamma = {gamma:g}", args, mistakes=[
+            Mistake("train-test-swapped", "the two errors are swapped: the training MSE comes first.",
+                    result=expected[::-1]),
+            Mistake("no-intercept", "the line has no intercept: y = w x + b needs the column of ones.",
+                    result=_without_intercept(*args)),
+            Mistake("sum-for-mean", "the number of points: the MSE is a mean over the points, not a sum.",
+                    factor=30.0)]))
     return cases
 
 
-_line_compare = Diagnosed()
 nb02_exercise_2 = Exercise(
     "nb02_exercise_2", "Exercise 2 (linear regression on sinc)",
     regression.linear_fit_errors, _nb02_exercise_2_cases, points=3,
-    closed=("kgslab.regression.ridge_errors",), compare=_line_compare,
+    closed=("kgslab.regression.ridge_errors",), compare=allclose(rtol=1e-6),
     hint="fit the line y = w x + b on the training set by ridge regression on the data with a column of ones "
          "appended (that column's weight is b; gamma = 0 is least squares), with l the number of training "
          "points; return (training MSE, test MSE) as a tuple of two numbers.",
@@ -77,26 +77,33 @@ def _table_gammas_problem(gammas) -> str | None:
     return None
 
 
-def _compare_table(expected, got) -> str | None:
-    """The student's table against the reference run at the student's own gammas."""
+TABLE_CASES = [(30, 30, TABLE_CASE_SEED), (20, 40, TABLE_CASE_SEED + 1)]
+
+
+def _compare_table(expected, got, case) -> str | Problem | None:
+    """The student's table against the reference run on the case's data at the student's own gammas."""
     if not isinstance(got, tuple) or len(got) != 2:
         return f"expected a tuple of 2 values (gammas, errors), got {_type_name(got)}: {_summary(got)}"
     problem = _table_gammas_problem(got[0])
     if problem:
         return problem
-    reference = coursework.linear_regression_table(*_sinc_split(30, 30, TABLE_CASE_SEED), gammas=got[0])
-    table = Diagnosed()
-    table.expect(reference, [
-        ((reference[0], reference[1][:, ::-1]), "the two columns are swapped: training MSE first."),
-        ((reference[0], reference[1].T), "the table is transposed: one row per gamma, two columns."),
-    ])
-    return table(reference, got)
+    reference = coursework.linear_regression_table(*case.args, gammas=got[0])
+    problem = allclose(rtol=1e-6)(reference, got)
+    if problem and allclose(rtol=1e-6)((reference[0], reference[1][:, ::-1]), got) is None:
+        return Problem(problem, "train-test-swapped", "the two columns are swapped: training MSE first.")
+    if problem and allclose(rtol=1e-6)((reference[0], reference[1].T), got) is None:
+        return Problem(problem, "transposed", "the table is transposed: one row per gamma, two columns.")
+    return problem
+
+
+def _table_cases():
+    return [Case(f"{n_train} training / {n_test} test sinc points", _sinc_split(n_train, n_test, seed))
+            for n_train, n_test, seed in TABLE_CASES]
 
 
 nb02_exercise_2_table = Exercise(
     "nb02_exercise_2_table", "Exercise 2 (the table of LSR and RR)",
-    coursework.linear_regression_table, lambda: [Case("30 training / 30 test sinc points",
-                                                      _sinc_split(30, 30, TABLE_CASE_SEED))],
+    coursework.linear_regression_table, _table_cases,
     points=2,
     closed=("kgslab.regression.ridge_errors",), compare=_compare_table,
     hint="choose the gammas: 0 first (least squares), then at least three increasing gamma > 0 spanning two "
@@ -120,19 +127,16 @@ def _nb02_exercise_3a_cases():
                      linear_kernel(X), X @ np.ones(3) + 0.1 * rng.standard_normal(10), 0.5))
     cases = []
     for label, K, y, gamma in problems:
-        _kernel_ridge_compare.expect(regression.kernel_ridge(K, y, gamma), [(
-            regression.kernel_ridge(K, y, gamma / len(y)),
-            "it is what gamma without the factor l gives: eq. (5) adds gamma l I to K, with l the number of "
-            "training points.")])
-        cases.append(Case(label, (K, y, gamma)))
+        cases.append(Case(label, (K, y, gamma), mistakes=[Mistake(
+            "gamma-without-l", "it is what gamma without the factor l gives: eq. (5) adds gamma l I to K, with l "
+                               "the number of training points.", result=regression.kernel_ridge(K, y, gamma / len(y)))]))
     return cases
 
 
-_kernel_ridge_compare = Diagnosed()
 nb02_exercise_3a = Exercise(
     "nb02_exercise_3a", "Exercise 3a (kernel ridge regression, eq. 5)",
     regression.kernel_ridge, _nb02_exercise_3a_cases, points=2,
-    closed=("kgslab.regression.ridge_dual",), compare=_kernel_ridge_compare,
+    closed=("kgslab.regression.ridge_dual",), compare=allclose(rtol=1e-6),
     hint="eq. (5): alpha* has one entry per training point and solves the l x l system whose matrix is the Gram "
          "matrix K plus gamma l times the identity (l = the number of training points), right-hand side y.",
     code_hint="l = len(y); return np.linalg.solve(K + gamma * l * np.eye(l), y).")
@@ -156,24 +160,27 @@ def _nb02_exercise_3a_cv_cases():
         problems.append((f"{n} sinc points, L = {L:g}, gamma = {gamma:g}, 5 folds", X, y, L, gamma, 5, 0))
     X, y = sinc_data(30, random_state=9)
     problems.append(("30 sinc points, L = 0.5, gamma = 1e-3, 3 folds, random_state = 2", X, y, 0.5, 1e-3, 3, 2))
+    X, y = sinc_data(32, random_state=10)
+    problems.append(("32 sinc points, L = 0.7, gamma = 1e-3, 5 folds of 7, 7, 6, 6, 6 points, random_state = 3",
+                     X, y, 0.7, 1e-3, 5, 3))
     cases = []
     for label, X, y, L, gamma, n_folds, seed in problems:
         splits = list(KFold(n_folds, shuffle=True, random_state=seed).split(X))
-        _cv_compare.expect(regression.cv_error(X, y, L, gamma, n_folds=n_folds, random_state=seed), [
-            (_cv_with(X, y, L, gamma, splits, l_for_gamma=len(y)),
-             "gamma l uses all the points; in each fold l is the number of points that fold is trained on."),
-            (_cv_with(X, y, L, gamma, list(KFold(n_folds).split(X))),
-             "the folds are not shuffled: use KFold with shuffle=True and the given random_state, so that your "
-             "folds are the checker's."),
-        ], [(n_folds, "the number of folds: average the fold errors, do not add them up.")])
-        cases.append(Case(label, (X, y, L, gamma), {"n_folds": n_folds, "random_state": seed}))
+        cases.append(Case(label, (X, y, L, gamma), {"n_folds": n_folds, "random_state": seed}, mistakes=[
+            Mistake("gamma-l-all-points", "gamma l uses all the points; in each fold l is the number of points that "
+                                          "fold is trained on.",
+                    result=_cv_with(X, y, L, gamma, splits, l_for_gamma=len(y))),
+            Mistake("folds-not-shuffled", "the folds are not shuffled: use KFold with shuffle=True and the given "
+                                          "random_state, so that your folds are the checker's.",
+                    result=_cv_with(X, y, L, gamma, list(KFold(n_folds).split(X)))),
+            Mistake("sum-over-folds", "it is the number of folds times the mean: average the fold errors, do not add them up.",
+                    result=n_folds * regression.cv_error(X, y, L, gamma, n_folds=n_folds, random_state=seed))]))
     return cases
 
 
-_cv_compare = Diagnosed()
 nb02_exercise_3a_cv = Exercise(
     "nb02_exercise_3a_cv", "Exercise 3a (cross-validation)",
-    regression.cv_error, _nb02_exercise_3a_cv_cases, points=3, compare=_cv_compare,
+    regression.cv_error, _nb02_exercise_3a_cv_cases, points=3, compare=allclose(rtol=1e-6),
     hint="split the points into n_folds folds (shuffled, from random_state); for each fold fit kernel ridge "
          "regression (eq. 5) on the other folds, predict the held-out fold with eq. (6) and take the MSE there; "
          "return the mean of the n_folds MSEs as one number.",
@@ -189,21 +196,18 @@ def _tune_gamma_cases():
                                                    (24, 1.0, np.array([1e-3, 1e-1, 1e-2, 1.0]), 3, 4, 13)]:
         X, y = sinc_data(n, random_state=data_seed)
         best, errors = coursework.tune_gamma(X, y, L, gammas, n_folds, seed)
-        _tune_gamma_compare.expect((best, errors), [
-            ((float(gammas[np.argmax(errors)]), errors),
-             "your best gamma is the one with the largest CV error: choose the smallest."),
-            ((float(np.argmin(errors)), errors), "the first value is the position of the best gamma in the grid; "
-                                                 "return the gamma itself."),
-        ])
         cases.append(Case(f"{n} sinc points, L = {L:g}, {len(gammas)} gammas, {n_folds} folds, random_state = "
-                          f"{seed}", (X, y, L, gammas), {"n_folds": n_folds, "random_state": seed}))
+                          f"{seed}", (X, y, L, gammas), {"n_folds": n_folds, "random_state": seed}, mistakes=[
+            Mistake("largest-error", "your best gamma is the one with the largest CV error: choose the smallest.",
+                    result=(float(gammas[np.argmax(errors)]), errors)),
+            Mistake("position-not-value", "the first value is the position of the best gamma in the grid; return "
+                                          "the gamma itself.", result=(float(np.argmin(errors)), errors))]))
     return cases
 
 
-_tune_gamma_compare = Diagnosed()
 nb02_exercise_3a_tune_gamma = Exercise(
     "nb02_exercise_3a_tune_gamma", "Exercise 3a (tuning gamma by cross-validation)",
-    coursework.tune_gamma, _tune_gamma_cases, points=2, compare=_tune_gamma_compare,
+    coursework.tune_gamma, _tune_gamma_cases, points=2, compare=allclose(rtol=1e-6),
     hint="for each gamma of the grid, in order, the CV error from your cv_error with the same folds (n_folds, "
          "random_state); the best gamma is the one whose CV error is smallest. Return (best gamma, array of CV "
          "errors).",
@@ -212,25 +216,31 @@ nb02_exercise_3a_tune_gamma = Exercise(
 
 
 def _tune_width_cases():
-    """CV over a grid of (L, gamma)."""
-    X, y = sinc_data(30, random_state=14)
-    widths, gammas = np.array([0.2, 0.5, 1.0, 2.0]), np.logspace(-4, 0, 5)
-    best_L, best_gamma, cv_map = coursework.tune_width_and_gamma(X, y, widths, gammas, 5, 1)
-    row, column = np.unravel_index(np.argmin(cv_map), cv_map.shape)
-    _tune_width_compare.expect((best_L, best_gamma, cv_map), [
-        ((best_L, best_gamma, cv_map.T), "the map is transposed: one row per width L, one column per gamma."),
-        ((best_gamma, best_L, cv_map), "the best L and the best gamma are swapped: L first."),
-        ((float(row), float(column), cv_map), "the first two values are positions in the grids; return the width "
-                                              "and the gamma themselves."),
-    ])
-    return [Case("30 sinc points, 4 widths x 5 gammas, 5 folds, random_state = 1", (X, y, widths, gammas),
-                 {"n_folds": 5, "random_state": 1})]
+    """CV over a grid of (L, gamma): square and non-square grids, the optimum off the diagonal and off row 0."""
+    cases = []
+    for n, widths, gammas, n_folds, seed, data_seed in [
+            (30, np.array([0.2, 0.5, 1.0, 2.0]), np.logspace(-4, 0, 5), 5, 1, 14),
+            # 3 widths x 6 gammas; the best pair is (row 0, column 3): flat index 3, so an index computed with
+            # the wrong grid's length (3 // 3 = 1) picks another width
+            (40, np.array([0.3, 0.75, 1.5]), np.logspace(-5, 0, 6), 4, 2, 20)]:
+        X, y = sinc_data(n, random_state=data_seed)
+        best_L, best_gamma, cv_map = coursework.tune_width_and_gamma(X, y, widths, gammas, n_folds, seed)
+        row, column = np.unravel_index(np.argmin(cv_map), cv_map.shape)
+        cases.append(Case(f"{n} sinc points, {len(widths)} widths x {len(gammas)} gammas, {n_folds} folds, "
+                          f"random_state = {seed}", (X, y, widths, gammas), {"n_folds": n_folds, "random_state": seed},
+                          mistakes=[
+            Mistake("map-transposed", "the map is transposed: one row per width L, one column per gamma.",
+                    result=(best_L, best_gamma, cv_map.T)),
+            Mistake("L-gamma-swapped", "the best L and the best gamma are swapped: L first.",
+                    result=(best_gamma, best_L, cv_map)),
+            Mistake("position-not-value", "the first two values are positions in the grids; return the width and "
+                                          "the gamma themselves.", result=(float(row), float(column), cv_map))]))
+    return cases
 
 
-_tune_width_compare = Diagnosed()
 nb02_exercise_3a_tune_width = Exercise(
     "nb02_exercise_3a_tune_width", "Exercise 3a (tuning L and gamma by cross-validation)",
-    coursework.tune_width_and_gamma, _tune_width_cases, points=2, compare=_tune_width_compare,
+    coursework.tune_width_and_gamma, _tune_width_cases, points=2, compare=allclose(rtol=1e-6),
     hint="the CV error for every pair (L, gamma) of the two grids, with the same folds throughout (your "
          "tune_gamma does one width); the map has one row per width; the best pair is where the map is "
          "smallest. Return (best L, best gamma, map).",

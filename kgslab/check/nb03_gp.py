@@ -21,7 +21,7 @@ import numpy as np
 from .. import regression
 from ..data import sinc_data
 from ..kernels import rbf_kernel
-from .core import Case, Exercise, _is_real_number, allclose
+from .core import Case, Exercise, Problem, _is_real_number, allclose
 
 __all__ = ["nb03_exercise_4a", "nb03_exercise_4a_curve", "nb03_exercise_4b", "nb03_exercise_4c"]
 
@@ -61,19 +61,21 @@ def _diagnose_log_evidence(expected, got):
         return problem
     got = float(got)
     if not np.isfinite(got):
-        return (f"{problem}\n  An infinite or NaN log evidence where the right one is {expected:.6g}: "
-                f"det(K + sigma2 I) underflows to 0 (or overflows) for many points, so the log of det is "
-                f"-inf. Eq. (16) needs ln det, which can be computed without forming det.")
+        return Problem(problem, "det-underflow",
+                       f"An infinite or NaN log evidence where the right one is {expected:.6g}: det(K + sigma2 I) "
+                       f"underflows to 0 (or overflows) for many points, so the log of det is -inf. Eq. (16) needs "
+                       f"ln det, which can be computed without forming det.")
     difference = got - expected
     half_log_two_pi = 0.5 * np.log(2 * np.pi)
     steps = difference / half_log_two_pi
     if abs(steps) >= 1 and abs(steps - round(steps)) < 1e-6:
-        return (f"{problem}\n  Your value differs by exactly {round(steps)} x (1/2) ln(2 pi): look at the "
-                f"constant term -(l/2) ln(2 pi) of eq. (16).")
+        return Problem(problem, "constant-term", f"Your value differs by exactly {round(steps)} x (1/2) ln(2 pi): "
+                                                 f"look at the constant term -(l/2) ln(2 pi) of eq. (16).")
     if abs(difference) < 1e-3 * abs(expected):
-        return (f"{problem}\n  Close, but only to {-np.log10(abs(difference / expected)):.0f} significant digits: "
-                f"the data-fit term lost digits to rounding. This happens when (K + sigma2 I)^{{-1}} is formed "
-                f"explicitly; solving the linear system for (K + sigma2 I)^{{-1}} y does not lose them.")
+        return Problem(problem, "lost-digits",
+                       f"Close, but only to {-np.log10(abs(difference / expected)):.0f} significant digits: the "
+                       f"data-fit term lost digits to rounding. This happens when (K + sigma2 I)^{{-1}} is formed "
+                       f"explicitly; solving the linear system for (K + sigma2 I)^{{-1}} y does not lose them.")
     return problem
 
 
@@ -128,6 +130,15 @@ def _nb03_exercise_4b_cases():
     X, _ = sinc_data(40, random_state=1)
     cases.append(Case(f"7 test points, {_ILL_CONDITIONED}",
                       (K, rbf_kernel(X_test, X, L=3.0), np.ones(7), y, sigma2)))
+    # a kernel whose k(x, x) is not 1 and differs between test points: k(x, x') = 2 exp(-(x - x')^2 / 2) + x x'
+    X, y = sinc_data(12, random_state=6)
+    X_other = np.linspace(-3, 5, 5)[:, None]
+
+    def kernel(A, B):
+        return 2.0 * rbf_kernel(A, B, L=1.0) + A @ B.T
+
+    cases.append(Case("12 sinc points, 5 test points, k(x, x) = 2 + x^2 (not 1), sigma2 = 0.05",
+                      (kernel(X, X), kernel(X_other, X), np.diag(kernel(X_other, X_other)).copy(), y, 0.05)))
     return cases
 
 
@@ -142,12 +153,15 @@ def _diagnose_posterior(expected, got):
         return problem
     if var.shape != expected[1].shape or allclose(rtol=1e-6, atol=1e-9)(expected[0], got[0]) is not None:
         return problem
-    return problem + "\n  The mean is right; the variance is not. " + (
-        "It looks like sqrt(sigma_error^2): return the variance itself."
-        if np.allclose(var, np.sqrt(expected[1]), rtol=1e-6, atol=1e-9) else
-        "It is larger than sigma_error^2 by a constant: eq. (14) is the uncertainty about f, without the noise."
-        if np.allclose(var - expected[1], np.mean(var - expected[1]), atol=1e-9) and np.mean(var - expected[1]) > 0
-        else "Compare it with eq. (14), one test point at a time.")
+    if np.allclose(var, np.sqrt(expected[1]), rtol=1e-6, atol=1e-9):
+        return Problem(problem, "standard-deviation", "The mean is right; the variance is not. It looks like "
+                                                      "sqrt(sigma_error^2): return the variance itself.")
+    excess = var - expected[1]
+    if np.allclose(excess, np.mean(excess), atol=1e-9) and np.mean(excess) > 0:
+        return Problem(problem, "noise-added", "The mean is right; the variance is not. It is larger than "
+                       "sigma_error^2 by a constant: eq. (14) is the uncertainty about f, without the noise.")
+    return Problem(problem, "variance", "The mean is right; the variance is not. Compare it with eq. (14), one test "
+                                        "point at a time (its first term is k(x, x) of that test point).")
 
 
 nb03_exercise_4b = Exercise(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels, text
-from .core import Case, Exercise, allclose
+from .core import Case, Exercise, Problem, allclose
 
 __all__ = ["nb04_exercise_5a_block", "nb04_exercise_5a", "nb04_exercise_5b", "nb04_exercise_5b_norms",
            "nb04_exercise_5b_table"]
@@ -99,9 +99,9 @@ def _diagnose_block(expected, got):
     problem = allclose(rtol=0, atol=0)(expected, got)
     if problem and isinstance(got, np.ndarray) and got.ndim == 1 and got.shape[0] == expected.shape[0] \
             and np.allclose(got, np.diag(expected)):
-        return (problem + "\n  These are only the diagonal entries K[r, r] of the block: indexing K with two "
-                          "lists pairs them element by element. The block has every chosen row with every "
-                          "chosen column.")
+        return Problem(problem, "diagonal-only", "These are only the diagonal entries K[r, r] of the block: "
+                       "indexing K with two lists pairs them element by element. The block has every chosen row "
+                       "with every chosen column.")
     return problem
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import adatron, text
 from ..kernels import linear_kernel, normalise, rbf_kernel
-from .core import Case, Exercise, allclose
+from .core import Case, Exercise, Mistake, Problem, allclose
 
 __all__ = ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias", "nb05_exercise_6_cv"]
 
@@ -35,6 +35,46 @@ _FRENCH = [
     "Les citoyens peuvent voter et être élus.",
     "La loi règle les détails.",
 ]
+
+
+def _adatron_with(mistake, K, y, C, eta=1.0, tol=0.005, max_iter=None, bias=True):
+    """The adatron of the handout with one known mistake typed in, for naming it (never a reference)."""
+    alpha, b = np.zeros(len(y)), 0.0
+    for _ in range(10 * len(y) if max_iter is None else max_iter):
+        gradient = 1.0 - y * (K @ (y * alpha) + b)
+        beta = np.clip(alpha + (1.0 if mistake == "eta-ignored" else eta) * gradient, 0.0, C)
+        change = np.abs(alpha - beta)
+        i = int(np.argmax(change))
+        if change[i] < tol and mistake != "stop-after-update":
+            break
+        old_alpha = alpha.copy()
+        alpha[i] = beta[i]
+        if bias:
+            b += y @ (old_alpha if mistake == "old-alpha-in-bias" else alpha) / (1.0 if mistake == "no-quarter" else 4.0)
+        if change[i] < tol:
+            break
+    return (alpha, b) if bias else alpha
+
+
+_MISTAKES = {
+    "eta-ignored": "it is what the step without eta gives: beta_i = alpha_i + eta g_i before clipping.",
+    "stop-after-update": "it is what stopping AFTER the update gives: test the largest change against tol before "
+                         "changing alpha_i.",
+    "no-quarter": "it is what the bias step without the 1/4 gives: b <- b + y'alpha / 4.",
+    "old-alpha-in-bias": "it is what the bias step with the old alpha gives: step 6 uses y'alpha after alpha_i has "
+                         "changed in step 5.",
+}
+
+
+def _with_mistakes(bias):
+    def cases():
+        found = _cases()
+        for case in found:
+            kinds = [kind for kind in _MISTAKES if bias or kind in ("eta-ignored", "stop-after-update")]
+            case.mistakes = [Mistake(kind, _MISTAKES[kind], result=_adatron_with(kind, *case.args, **case.kwargs,
+                                                                                 bias=bias)) for kind in kinds]
+        return found
+    return cases
 
 
 def _cases():
@@ -54,6 +94,8 @@ def _cases():
              (linear_kernel(X_unbalanced), y_unbalanced, 2.0), {"eta": 0.3}),
         Case("RBF kernel, C = 1, tol = 1e-6 but max_iter = 7 (stop after 7 updates)",
              (rbf_kernel(X, L=1.0), y_blobs, 1.0), {"tol": 1e-6, "max_iter": 7}),
+        Case("RBF kernel, C = 1, tol = 0 and max_iter left at None (all 10 l = 200 updates)",
+             (rbf_kernel(X, L=1.0), y_blobs, 1.0), {"tol": 0.0}),
     ]
 
 
@@ -70,7 +112,7 @@ _SHARED_CODE_HINT = ("np.clip(values, low, high) clips a whole vector to the box
 
 nb05_exercise_6_no_bias = Exercise(
     "nb05_exercise_6_no_bias", "Exercise 6 (kernel adatron without bias, eq. 22)",
-    adatron.adatron_no_bias, _cases, points=4,
+    adatron.adatron_no_bias, _with_mistakes(bias=False), points=4,
     closed=("kgslab.adatron.kernel_adatron", "kgslab.adatron.KernelAdatron.fit"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the gradient of f in eq. (22) is g = 1 - (K o yy') alpha, the elementwise product of K with yy' "
@@ -80,7 +122,7 @@ nb05_exercise_6_no_bias = Exercise(
 
 nb05_exercise_6_with_bias = Exercise(
     "nb05_exercise_6_with_bias", "Exercise 6 (kernel adatron with bias)",
-    adatron.adatron_with_bias, _cases, points=3,
+    adatron.adatron_with_bias, _with_mistakes(bias=True), points=3,
     closed=("kgslab.adatron.kernel_adatron", "kgslab.adatron.KernelAdatron.fit"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the result is a tuple (alpha, b). The predictions z = K(y o alpha) + b include the bias, and the "
@@ -129,11 +171,11 @@ def _diagnose_cv(expected, got):
         return problem
     parts = [allclose(rtol=1e-6, atol=1e-9)(want, have) for want, have in zip(expected, got)]
     if parts[0] is None and parts[1] is None:
-        return problem + "\n  The scores are right: best_C must be the value of C (not its position) with the " \
-                         "smallest mean hinge loss, the first one if several tie."
+        return Problem(problem, "best-C", "The scores are right: best_C must be the value of C (not its position) "
+                                          "with the smallest mean hinge loss, the first one if several tie.")
     if parts[0] is not None and parts[1] is None:
-        return problem + "\n  The hinge losses are right but the accuracies are not: a prediction is the sign of " \
-                         "f(x) = sum_i alpha_i y_i K(x_i, x) + b, counted as +1 when f(x) = 0."
+        return Problem(problem, "accuracy", "The hinge losses are right but the accuracies are not: a prediction is "
+                       "the sign of f(x) = sum_i alpha_i y_i K(x_i, x) + b, counted as +1 when f(x) = 0.")
     return problem
 
 

@@ -10,19 +10,21 @@ Then the three experiments of Exercise 7, each a function the notebook runs on
 the corpus (references in `kgslab.text_study`):
 
 * ``kernel_timings(kernels, docs, sizes, repeat)``: checked with stand-in
-  "kernels" that sleep a known time, longer on their first call for each size,
-  and refuse anything but the first n documents, so that only a function that
-  times the right call and keeps the best of the repeats lands within the
-  tolerance of the reference's own measurement;
+  "kernels" that sleep a known time, longer on every call for each size but the
+  second, and refuse anything but the first n documents for one of the sizes
+  asked for, so that only a function that times the right call and keeps the
+  best of the repeats (not the first, not the last) lands within the tolerance
+  of the reference's own measurement;
 * ``pair_group_means(K_first, K_second, language, article)``: small kernels on
   a few "languages" and "articles" in a scrambled order;
 * ``pair_accuracy(K, language, article, first, second, adatron, C, n_folds)``:
   noisy data, so the folds' accuracies differ, and a fixed stand-in adatron
-  whose bias matters.
+  whose bias matters, and documents whose decision value is exactly 0 (an error).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 
@@ -30,7 +32,7 @@ import numpy as np
 
 from .. import text, text_study
 from ..adatron import adatron_with_bias
-from .core import Case, Exercise, allclose
+from .core import Case, Exercise, Mistake, Problem, allclose
 
 __all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse", "nb06_exercise_7_timing",
            "nb06_exercise_7_compare", "nb06_exercise_7_classify"]
@@ -39,7 +41,7 @@ __all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse", "nb06_exercise_7_t
 # ---- the two kernels -----------------------------------------------------------------------------
 
 def _cases():
-    return [
+    found = [
         Case("three short English sentences",
              (["The law protects the freedom of the person.",
                "Freedom of the press is guaranteed.",
@@ -53,24 +55,65 @@ def _cases():
              (["Art.12, paragraph 3: the cantons.", "art 7; the CANTONS (all 26)", "paragraph"],)),
         Case("a single document", (["one word and one more word"],)),
     ]
+    for case in found:
+        case.mistakes = _kernel_mistakes(case.args[0])
+    return found
+
+
+def _sparse_cases():
+    """The same, and a corpus whose count matrix is big when dense: 300 documents, a vocabulary of about 9000."""
+    rng = np.random.default_rng(63)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    vocabulary = ["w" + "".join(rng.choice(letters, 6)) for _ in range(20000)]
+    docs = [" ".join(rng.choice(vocabulary, 40)) for _ in range(300)]
+    return _cases() + [Case("300 documents of 40 words from a vocabulary of 20000 words (a dense count matrix "
+                            "would take 22 MB; this test allows 8 MB)", (docs,), memory_limit=8.0)]
 
 
 _close = allclose(rtol=1e-12, atol=0.0)
 
 
 def _compare_kernels(expected, got):
-    """Exact agreement; else name the quantity that is off when a common slip explains it."""
+    """Exact agreement; the case's declared mistakes name the usual slips."""
     problem = _close(expected, got)
     if problem is None or not isinstance(got, np.ndarray) or got.shape != expected.shape:
         return problem
-    diagonal = np.diag(np.asarray(got, dtype=float))
-    if np.all(np.diag(expected) >= diagonal) and np.any(np.diag(expected) > diagonal) and \
-            np.allclose(got, got.T):
-        return (problem + "\n  Your diagonal is smaller than it should be: K[i, i] is the sum of the *squared* counts "
-                "of document i's words. Does a word that occurs several times count only once?")
     if not np.allclose(got, np.asarray(got).T):
-        return problem + "\n  Your matrix is not symmetric, but K[i, j] and K[j, i] count the same shared words."
+        return Problem(problem, "not-symmetric",
+                       "Your matrix is not symmetric, but K[i, j] and K[j, i] count the same shared words.")
     return problem
+
+
+def _kernel_of(counts: list[Counter]) -> np.ndarray:
+    return np.array([[float(sum(n * other.get(w, 0) for w, n in mine.items())) for other in counts]
+                     for mine in counts])
+
+
+def _kernel_mistakes(docs) -> list[Mistake]:
+    """What the usual slips give on these documents."""
+    counts = [Counter(text.words(doc)) for doc in docs]
+    right = _kernel_of(counts)
+    return [
+        Mistake("counts-once", "each shared word counts once here: K[i, j] multiplies the numbers of occurrences "
+                               "of each shared word, so a word that occurs twice in both documents adds 4.",
+                result=_kernel_of([Counter(set(c)) for c in counts])),
+        Mistake("split-on-spaces", "the words are split on spaces only: a word is a lower-cased run of letters "
+                                   "(kgslab.text.words), so punctuation, digits and case do not make new words.",
+                result=_kernel_of([Counter(doc.lower().split()) for doc in docs])),
+        Mistake("no-lower-case", "upper and lower case are different words here: kgslab.text.words lower-cases.",
+                result=_kernel_of([Counter(re.findall(r"[^\W\d_]+", doc)) for doc in docs])),
+        Mistake("diagonal-missing", "the diagonal K[i, i] is missing: a document shares every word with itself.",
+                result=right - np.diag(np.diag(right))),
+        Mistake("last-document-missing", "the last document's row and column are missing: the loops run over all "
+                                         "n documents.", result=_without_last(right)),
+    ]
+
+
+def _without_last(K):
+    K = K.copy()
+    K[-1, :] = 0.0
+    K[:, -1] = 0.0
+    return K
 
 
 _NAIVE_CODE = ("counts = [Counter(words(doc)) for doc in docs]; then for i and j >= i: "
@@ -107,7 +150,7 @@ nb06_exercise_7_naive = Exercise(
 
 nb06_exercise_7_sparse = Exercise(
     "nb06_exercise_7_sparse", "Exercise 7 (bag-of-words kernel, sparse counts)",
-    text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
+    text.bag_of_words_kernel, _sparse_cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
     hint=_KERNEL_HINT + " In the count matrix C, row d is document d and column w one dictionary word: "
                         "C[d, w] must be the number of occurrences, so repeated (row, column) pairs have to add up.",
     code_hint=_SPARSE_CODE)
@@ -119,23 +162,24 @@ _TIMING_DOCS = tuple(f"document number {k}" for k in range(30))
 
 
 class _SleepingKernel:
-    """A stand-in kernel function: sleeps `per_document` x n seconds on n documents, plus `first_extra` on the
-    first call for each n, and refuses anything but the first n documents of the case's list.
+    """A stand-in kernel function: sleeps `per_document` x n seconds on n documents, plus `extra` on every call for
+    each n except the second (so the best of three runs is the second, neither the first nor the last), and refuses
+    anything but the first n documents of the case's list for one of the case's `sizes`.
 
     Equal to any stand-in with the same parameters (its call record is not part of its value), so the check's
     changed-input test sees a fresh copy as unchanged. The grader sends it to its child as these fields
     (`kgslab.check.plain`), and the child builds a fresh one from the kit's code.
     """
 
-    _plain_fields = ("name", "per_document", "first_extra")
+    _plain_fields = ("name", "per_document", "extra", "sizes")
 
-    def __init__(self, name, per_document, first_extra):
-        self.name, self.per_document, self.first_extra = name, per_document, first_extra
-        self.seen = set()
+    def __init__(self, name, per_document, extra, sizes):
+        self.name, self.per_document, self.extra, self.sizes = name, per_document, extra, list(sizes)
+        self.calls = {}
 
     def __eq__(self, other):
-        return isinstance(other, _SleepingKernel) and \
-            (self.name, self.per_document, self.first_extra) == (other.name, other.per_document, other.first_extra)
+        return isinstance(other, _SleepingKernel) and (self.name, self.per_document, self.extra, self.sizes) == \
+            (other.name, other.per_document, other.extra, other.sizes)
 
     __hash__ = None
 
@@ -147,33 +191,36 @@ class _SleepingKernel:
         if docs != list(_TIMING_DOCS[:len(docs)]):
             raise ValueError(f"the stand-in kernel {self.name} expected the first n documents, docs[:n], "
                              f"and got another list of {len(docs)}")
-        extra = 0.0 if len(docs) in self.seen else self.first_extra
-        self.seen.add(len(docs))
-        time.sleep(self.per_document * len(docs) + extra)
+        if len(docs) not in self.sizes:
+            raise ValueError(f"the stand-in kernel {self.name} expected the first n documents for n in sizes = "
+                             f"{self.sizes}, and got {len(docs)} documents")
+        self.calls[len(docs)] = self.calls.get(len(docs), 0) + 1
+        time.sleep(self.per_document * len(docs) + (0.0 if self.calls[len(docs)] == 2 else self.extra))
         return np.eye(len(docs))
 
 
-_FIRST_EXTRA = 0.05
+_EXTRA = 0.05
 
 
 def _timing_cases():
     docs = list(_TIMING_DOCS)
-    slow, fast = _SleepingKernel("slow", 0.001, _FIRST_EXTRA), _SleepingKernel("fast", 0.00025, _FIRST_EXTRA)
+    sizes = [5, 10, 30]
+    slow, fast = _SleepingKernel("slow", 0.001, _EXTRA, sizes), _SleepingKernel("fast", 0.00025, _EXTRA, sizes)
     return [
-        Case("two stand-in kernels that sleep 1 ms and 0.25 ms per document (50 ms more on their first call for "
-             "each n), sizes [5, 10, 30], repeat = 2", ([slow, fast], docs, [5, 10, 30], 2)),
+        Case("two stand-in kernels that sleep 1 ms and 0.25 ms per document (50 ms more on every call for each n "
+             "but the second), sizes [5, 10, 30], repeat = 3", ([slow, fast], docs, sizes, 3)),
         Case("one stand-in kernel, sizes [20], repeat = 1 (the first call is the only one)",
-             ([_SleepingKernel("single", 0.001, _FIRST_EXTRA)], docs, [20], 1)),
+             ([_SleepingKernel("single", 0.001, _EXTRA, [20])], docs, [20], 1)),
     ]
 
 
 def _timing_hidden(rng):
     """Grading cases the student cannot see: two stand-ins of other speeds, other sizes and another repeat."""
     per_document = rng.uniform(0.0003, 0.0015, 2)
-    kernels = [_SleepingKernel(f"hidden {k}", float(rate), _FIRST_EXTRA) for k, rate in enumerate(per_document)]
     sizes = sorted(int(n) for n in rng.choice(np.arange(3, len(_TIMING_DOCS) + 1), 3, replace=False))
+    kernels = [_SleepingKernel(f"hidden {k}", float(rate), _EXTRA, sizes) for k, rate in enumerate(per_document)]
     return [Case("two stand-in kernels of other speeds, other sizes and another repeat",
-                 (kernels, list(_TIMING_DOCS), sizes, int(rng.integers(2, 4))))]
+                 (kernels, list(_TIMING_DOCS), sizes, int(rng.integers(3, 5))))]
 
 
 def _compare_timings(expected, got):
@@ -191,13 +238,18 @@ def _compare_timings(expected, got):
     k, s = np.argwhere(off)[0]
     told = (f"values differ: entry [{k}, {s}] should be about {expected[k, s]:.3f} s (the reference's measurement "
             f"on the same stand-in), got {got[k, s]:.3f} s.")
-    if np.all(got >= expected - 0.005) and np.any(got > expected + _FIRST_EXTRA / 3):
-        return (told + "\n  Your times are too long: the result is the *best* of the repeated runs, the one least "
-                "disturbed by the machine (here the first run of each size is the slow one). A total or a mean "
-                "of the runs is too long; so is a time that includes more than the one kernel call.")
+    if np.allclose(got, 1000 * expected, rtol=0.3, atol=12.0):
+        return Problem(told, "milliseconds", "Your times look like milliseconds: return seconds, as "
+                                             "time.perf_counter() gives them.")
+    if np.all(got >= expected - 0.005) and np.any(got > expected + _EXTRA / 3):
+        return Problem(told, "not-the-best", "Your times are too long: the result is the *best* of the repeated "
+                       "runs, the one least disturbed by the machine (here every run of each size but the second is "
+                       "slow). The first or the last run, a total or a mean of the runs are too long; so is a time "
+                       "that includes more than the one kernel call.")
     if np.any(got < expected - 0.005):
-        return (told + "\n  Your times are too short: does the clock start right before the kernel call and stop "
-                "right after it, on the first n documents, for each kernel and each n?")
+        return Problem(told, "too-short", "Your times are too short: does the clock start right before the kernel "
+                                          "call and stop right after it, on the first n documents, for each kernel "
+                                          "and each n?")
     return told
 
 
@@ -240,9 +292,9 @@ def _compare_cases():
 def _compare_means(expected, got):
     problem = allclose(rtol=1e-9, atol=1e-12)(expected, got)
     if problem and isinstance(got, np.ndarray) and got.shape == expected.shape:
-        return (problem + "\n  Rows: same language, different languages (translations excluded), translations; "
-                "columns: K_first, K_second. Each entry is a mean of *normalised* values (eq. 19) over the pairs "
-                "i < j of that kind: not the diagonal, and each pair once.")
+        return Problem(problem, None, "Rows: same language, different languages (translations excluded), "
+                       "translations; columns: K_first, K_second. Each entry is a mean of *normalised* values "
+                       "(eq. 19) over the pairs i < j of that kind: not the diagonal, and each pair once.")
     return problem
 
 
@@ -293,20 +345,31 @@ def _classify_cases():
              (K, language, article, "english", "french", adatron_with_bias, 0.1, 2)),
         Case("a stand-in adatron returning alpha = C and b = -0.5: german (-1) against english (+1), 5 folds",
              (K, language, article, "german", "english", _FixedRule(-0.5), 0.2, 5)),
+        Case("linear kernel with 8 empty documents (all their kernel values 0), a stand-in adatron with b = 0: their "
+             "decision value is exactly 0, an error; french (-1) against german (+1), 5 folds",
+             (_with_empty_documents(X, language), language, article, "french", "german", _FixedRule(0.0), 1.0, 5)),
     ]
+
+
+def _with_empty_documents(X, language):
+    """X X' with the feature vectors of articles 1-4 in french and german set to 0."""
+    X = X.copy()
+    X[np.flatnonzero(np.isin(language, ["french", "german"]))[[0, 1, 2, 3, 10, 11, 12, 13]]] = 0.0
+    return X @ X.T
 
 
 def _compare_accuracies(expected, got):
     problem = allclose(rtol=1e-9, atol=1e-12)(expected, got)
     if problem and isinstance(got, np.ndarray) and got.shape == expected.shape:
         if np.allclose(np.sort(got), np.sort(expected)):
-            return problem + "\n  The same accuracies in another order: keep the folds in GroupKFold's order."
+            return Problem(problem, "fold-order", "The same accuracies in another order: keep the folds in "
+                                                  "GroupKFold's order.")
         if np.allclose(got, 1.0 - expected):
-            return problem + ("\n  Your accuracies are one minus the right ones: are the labels the right way "
-                              "round (`first` is -1, `second` is +1)?")
-        return (problem + "\n  On each fold the adatron is trained on the training documents' kernel block; a test "
-                "document's decision value uses its kernel values with the *training* documents, their alpha_i "
-                "y_i, and the bias b (eq. 6 plus b).")
+            return Problem(problem, "labels-reversed", "Your accuracies are one minus the right ones: are the labels "
+                                                       "the right way round (`first` is -1, `second` is +1)?")
+        return Problem(problem, None, "On each fold the adatron is trained on the training documents' kernel block; "
+                       "a test document's decision value uses its kernel values with the *training* documents, their "
+                       "alpha_i y_i, and the bias b (eq. 6 plus b); a decision value of exactly 0 is an error.")
     return problem
 
 

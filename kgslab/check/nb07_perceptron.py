@@ -30,6 +30,8 @@ def _primal_cases():
         Case("20 separable points in R^3, max_epochs = 100", (X_sep, y_sep, 100)),
         Case("12 XOR points (no line separates them), max_epochs = 5", (X_xor, y_xor, 5)),
         Case("3 points on a line, labels +1, -1, +1, max_epochs = 1", (X_one, np.array([1.0, -1.0, 1.0]), 1)),
+        Case("12 separable points in R^2 (an epoch with a single mistake, then more), max_epochs = 100",
+             _separable(12, 2, seed=23) + (100,)),
     ]
 
 
@@ -40,6 +42,8 @@ def _kernel_cases():
         Case("linear kernel of 20 separable points, max_epochs = 100", (linear_kernel(X_sep), y_sep, 100)),
         Case("RBF kernel (L = 0.5) of 16 XOR points, max_epochs = 100", (rbf_kernel(X_xor, L=0.5), y_xor, 100)),
         Case("linear kernel of 16 XOR points (inseparable), max_epochs = 3", (linear_kernel(X_xor), y_xor, 3)),
+        Case("linear kernel of 12 separable points in R^2 (an epoch with a single mistake, then more)",
+             (linear_kernel(_separable(12, 2, seed=23)[0]), _separable(12, 2, seed=23)[1], 100)),
     ]
 
 
@@ -52,6 +56,8 @@ def _modified_cases():
         Case("RBF kernel (L = 1) of 16 XOR points, a = 1", (rbf_kernel(X_xor, L=1.0), y_xor, 1.0)),
         Case("normalised linear kernel of 10 points in R^4, random labels, a = 0.01",
              (normalise(linear_kernel(X_rand)), y_rand, 0.01)),
+        Case("linear kernel (not normalised: K_ii differ) of the same 10 points, a = 0.5",
+             (linear_kernel(X_rand * np.linspace(0.5, 3.0, 10)[:, None]), y_rand, 0.5)),
     ]
 
 

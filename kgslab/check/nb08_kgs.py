@@ -8,7 +8,7 @@ import numpy as np
 from .. import circle, kgs
 from ..kernels import linear_kernel, rbf_kernel
 from ..versionspace import random_tangent
-from .core import Case, Exercise, allclose
+from .core import Case, Exercise, Problem, allclose
 
 __all__ = ["nb08_exercise_1", "nb08_exercise_2", "nb08_exercise_3", "nb08_exercise_4"]
 
@@ -47,9 +47,6 @@ def _sweep_cases():
 
 # ---- one full step ------------------------------------------------------------------------------
 
-_CIRCLES: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}   # expected new point -> (w, v) of its case
-
-
 def _step_case(label, m, seed, q, L=None, flips=0, start_in_version_space=False):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((m, 3))
@@ -62,9 +59,8 @@ def _step_case(label, m, seed, q, L=None, flips=0, start_in_version_space=False)
         w = rng.standard_normal(features.shape[1])
         w /= np.linalg.norm(w)
     v = random_tangent(w, rng)
-    # the generator is given as a seed: every call draws the same angle, and a seed cannot change in place
-    _CIRCLES[circle.step_on_circle(features, y, w, v, q, seed + 100).tobytes()] = (w, v)
-    return Case(label, (features, y, w, v, q, seed + 100))
+    # the generator the step must use, as the notebook passes it: each call gets a fresh copy in the same state
+    return Case(label, (features, y, w, v, q, np.random.default_rng(seed + 100)))
 
 
 def _step_cases():
@@ -75,25 +71,28 @@ def _step_cases():
                        q=0.1, L=1.0, flips=3)]
 
 
-def _compare_step(expected, got):
+def _compare_step(expected, got, case):
     problem = allclose(rtol=1e-9, atol=1e-9)(expected, got)
-    if problem is None:
-        return None
-    w, v = _CIRCLES.get(np.asarray(expected).tobytes(), (None, None))
-    if w is None or not isinstance(got, np.ndarray) or got.shape != expected.shape or not np.all(np.isfinite(got)):
+    if problem is None or not isinstance(got, np.ndarray) or got.shape != expected.shape \
+            or got.dtype.kind not in "iuf" or not np.all(np.isfinite(got)):
         return problem
+    w, v = case.args[2], case.args[3]
     length = float(np.linalg.norm(got))
     if abs(length - 1) > 1e-6:
-        return (f"your new point has length {length:.4g}, not 1: every hypothesis lies on the unit sphere, and "
-                f"the point of step 8 is on the great circle through w in direction v")
+        return Problem(problem, "not-unit", f"your new point has length {length:.4g}, not 1: every hypothesis lies "
+                                            f"on the unit sphere, and the point of step 8 is on the great circle "
+                                            f"through w in direction v")
     off_circle = got - (got @ w) * w - (got @ v) * v
     if np.linalg.norm(off_circle) > 1e-6:
-        return "your new point is a unit vector but not on the great circle through w in direction v (step 8)"
+        return Problem(problem, "off-circle", "your new point is a unit vector but not on the great circle through "
+                                              "w in direction v (step 8)")
     if np.allclose(got, w, atol=1e-9):
-        return "your new point is the current point w: step 8 moves to the drawn angle theta"
-    return ("your new point lies on the right great circle but at another angle. The angle must come from the "
-            "arcs of exercises 1-2 (the crossings of w and v with the training points, and the arc errors), "
-            "drawn by the kit's step-7 function with the generator given, and nothing else drawn from it before")
+        return Problem(problem, "did-not-move", "your new point is the current point w: step 8 moves to the drawn "
+                                                "angle theta")
+    return Problem(problem, "wrong-angle", "your new point lies on the right great circle but at another angle. The "
+                   "angle must come from the arcs of exercises 1-2 (the crossings of w and v with the training "
+                   "points, and the arc errors), drawn by the kit's step-7 function with the generator rng given, "
+                   "and nothing else drawn from it before")
 
 
 # ---- the vote draws -----------------------------------------------------------------------------
@@ -113,12 +112,14 @@ def _vote_cases():
 
 def _compare_votes(expected, got):
     problem = allclose()(expected, got)
-    if problem and isinstance(got, np.ndarray) and got.size == expected.size and got.shape != expected.shape:
-        return (f"{problem}: the draws are indexed (chain, sample, test point), so that the diagnostics can "
-                f"compare the chains")
-    if problem and isinstance(got, np.ndarray) and got.shape == expected.shape and np.all(np.isin(got, (0, 1))):
-        return (f"{problem}: some votes are the other way round; a sample votes 1 on a test point when its output "
-                f"there is positive (eq. 4), 0 otherwise")
+    if not problem or not isinstance(got, np.ndarray) or got.dtype.kind not in "iuf":
+        return problem                              # right, or a wrong type (booleans: the problem says so)
+    if got.size == expected.size and got.shape != expected.shape:
+        return Problem(problem, "shape", "the draws are indexed (chain, sample, test point), so that the "
+                                         "diagnostics can compare the chains")
+    if got.shape == expected.shape and np.all(np.isin(got, (0, 1))):
+        return Problem(problem, "votes-flipped", "some votes are the other way round; a sample votes 1 on a test "
+                                                 "point when its output there is positive (eq. 4), 0 otherwise")
     return problem
 
 

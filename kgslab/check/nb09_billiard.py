@@ -10,11 +10,16 @@ import numpy as np
 
 from .. import billiard_reference, versionspace
 from ..papers import bt1999
-from .core import Case, Exercise, allclose
+from .core import Case, Exercise, Problem, allclose
 
 __all__ = ["nb09_exercise_1", "nb09_exercise_2", "nb09_exercise_3", "nb09_exercise_4"]
 
 _close = allclose(rtol=1e-7, atol=1e-9)
+
+
+def _right_type(expected, got) -> bool:
+    """True when `got` has the structure, types and shapes of `expected` (only its values can be wrong)."""
+    return allclose(rtol=0.0, atol=1e300)(expected, got) is None
 
 
 def _tangent_pair(K, y, seed):
@@ -33,21 +38,22 @@ def _nb09_exercise_1_cases():
     return [Case("walls ahead and behind", (np.array([0.5, 0.2, 0.9, 0.1]), np.array([-1.0, 0.3, -0.1, 0.0]))),
             Case("20 random walls", (rng.uniform(0, 1, 20), rng.standard_normal(20))),
             Case("a wall the ball sits on, moving away", (np.array([0.0, 0.4]), np.array([0.5, -0.5]))),
-            Case("a margin of -1e-17 (rounding, right after a bounce) counts as 0",
-                 (np.array([-1e-17, 0.3]), np.array([0.2, -0.4])))]
+            Case("margins of -1e-17 (rounding, right after a bounce) count as 0, moving away and towards",
+                 (np.array([-1e-17, 0.3, -1e-17]), np.array([0.2, -0.4, -0.3])))]
 
 
 def _flight_times_diagnosis(expected, got):
     problem = _close(expected, got)
-    if problem is None or not isinstance(got, np.ndarray) or got.shape != expected.shape:
+    if problem is None or not _right_type(expected, got):
         return problem
     if np.any(got < 0):
-        return problem + ("\n      Some of your times are negative: a flight time lies in [0, pi]; a wall the ball "
-                          "moves away from is met after more than a quarter turn, not before the start.")
+        return Problem(problem, "negative-time", "Some of your times are negative: a flight time lies in [0, pi]; a "
+                       "wall the ball moves away from is met after more than a quarter turn, not before the start.")
     if np.any(got > np.pi + 1e-12):
-        return problem + "\n      Some of your times exceed pi: the first zero of the margin comes within half a turn."
-    return problem + ("\n      Check the sign convention: the margin a cos t + b sin t starts at a >= 0 and the "
-                      "first zero is where it reaches 0 (a wall with a < 0 by rounding is treated as a = 0).")
+        return Problem(problem, "beyond-pi", "Some of your times exceed pi: the first zero of the margin comes "
+                                             "within half a turn.")
+    return Problem(problem, None, "Check the sign convention: the margin a cos t + b sin t starts at a >= 0 and the "
+                                  "first zero is where it reaches 0 (a wall with a < 0 by rounding is treated as a = 0).")
 
 
 nb09_exercise_1 = Exercise(
@@ -78,6 +84,13 @@ def _nb09_exercise_2_cases():
     alpha, beta, K, y = cases[1].args
     nearest = billiard_reference.billiard_bounce(alpha, beta, K, y)[2]
     cases.append(Case("last_wall is the nearest wall: skip it", (alpha, beta, K, y, nearest)))
+    # the same ball with the points reordered so that the nearest wall is the last point (no wall to skip: the
+    # default last_wall = -1 is no wall), and so that it is point 0 and declared the one just left
+    others = [i for i in range(len(y)) if i != nearest]
+    for order, label, extra in [(others + [nearest], "the nearest wall is the last point, last_wall left at -1", ()),
+                                ([nearest] + others, "the nearest wall is point 0 and last_wall = 0: skip it", (0,))]:
+        order = np.array(order)
+        cases.append(Case(label, (alpha[order], beta[order], K[np.ix_(order, order)], y[order]) + extra))
     return cases
 
 
@@ -86,13 +99,14 @@ def _bounce_diagnosis(expected, got):
     if problem is None or not isinstance(got, tuple) or len(got) != 4:
         return problem
     if got[2] != expected[2]:
-        return problem + ("\n      Your wall is not the nearest one: the ball hits the wall with the smallest "
-                          "flight time, never the wall given as last_wall.")
+        return Problem(problem, "wrong-wall", "Your wall is not the nearest one: the ball hits the wall with the "
+                                              "smallest flight time, never the wall given as last_wall.")
     if _close(expected[0], got[0]) is None and _close(expected[3], got[3]) is None:
-        return problem + ("\n      Position and arc are right, the direction is not: after the move the direction "
-                          "turns with the ball (it stays a unit tangent), and then only its component along the "
-                          "wall's normal flips.")
-    return problem + "\n      The position after the flight is off: move along the great circle by the flight time."
+        return Problem(problem, "reflection", "Position and arc are right, the direction is not: after the move the "
+                       "direction turns with the ball (it stays a unit tangent), and then only its component along "
+                       "the wall's normal flips.")
+    return Problem(problem, "move", "The position after the flight is off: move along the great circle by the "
+                                    "flight time.")
 
 
 nb09_exercise_2 = Exercise(
@@ -129,11 +143,12 @@ def _hoeffding_diagnosis(expected, got):
         return problem
     ratio = float(got) / float(expected)
     if abs(ratio - 2) < 0.05 or abs(ratio - 0.5) < 0.05:
-        return problem + "\n      Off by a factor close to 2: look again at the 2 in the exponent of eq. (8)."
+        return Problem(problem, "factor-2", "Off by a factor close to 2: look again at the 2 in the exponent of eq. (8).")
     if abs(float(got) - float(expected)) <= 1.0:
-        return problem + "\n      Off by one: n must be an integer with exp(-2 n eps^2) <= eta, the smallest such."
+        return Problem(problem, "off-by-one", "Off by one: n must be an integer with exp(-2 n eps^2) <= eta, the "
+                                              "smallest such.")
     if abs(ratio - np.log(10)) < 0.05 or abs(ratio - 1 / np.log(10)) < 0.05:
-        return problem + "\n      Off by a factor close to ln 10: eq. (8) uses the natural logarithm."
+        return Problem(problem, "log10", "Off by a factor close to ln 10: eq. (8) uses the natural logarithm.")
     return problem
 
 
@@ -154,8 +169,9 @@ def _nb09_exercise_4_cases():
     confidence = rng.uniform(0, 1, 50)
     correct = rng.uniform(0, 1, 50) < 0.5 + 0.5 * confidence
     return [Case("50 points, thresholds 0 .. 0.9", (confidence, correct, np.linspace(0, 0.9, 10))),
-            Case("a tie: confidence equal to the threshold is kept",
-                 (np.array([0.2, 0.5, 0.5, 0.9]), np.array([True, False, True, True]), np.array([0.5]))),
+            Case("a tie: confidence equal to the threshold is kept; thresholds that keep one point, and none "
+                 "(no error rate: NaN)", (np.array([0.2, 0.5, 0.5, 0.9]), np.array([True, False, True, False]),
+                                          np.array([0.5, 0.6, 0.95]))),
             Case("c_trans with many points at exactly 1, thresholds 0 .. 1",
                  (np.array([1.0, 1.0, 0.4, 1.0, 0.0, 0.9, 1.0, 0.2]),
                   np.array([True, True, False, True, False, True, False, True]), np.linspace(0, 1, 6)))]
@@ -163,13 +179,13 @@ def _nb09_exercise_4_cases():
 
 def _curve_diagnosis(expected, got):
     problem = _close(expected, got)
-    if problem is None or not isinstance(got, tuple) or len(got) != 2:
-        return problem
+    if problem is None or not _right_type(expected, got) or _close(expected[::-1], got) is None:
+        return problem                      # a wrong type, or the pair the other way round: the problem says so
     if _close(expected[0], got[0]) is not None:
-        return problem + ("\n      Your rejection rates are off: a point is rejected when its confidence is "
-                          "strictly below theta (equal is kept), and the rate is over all points.")
-    return problem + ("\n      Rejection is right, the error is not: count the wrong labels among the points "
-                      "that are NOT rejected and divide by how many those are.")
+        return Problem(problem, "rejection", "Your rejection rates are off: a point is rejected when its confidence "
+                       "is strictly below theta (equal is kept), and the rate is over all points.")
+    return Problem(problem, "error-on-accepted", "Rejection is right, the error is not: count the wrong labels among "
+                   "the points that are NOT rejected and divide by how many those are.")
 
 
 nb09_exercise_4 = Exercise(

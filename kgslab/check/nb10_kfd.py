@@ -9,7 +9,8 @@ Hints come in two tiers: `hint` (printed after a wrong attempt) says which
 equation or quantity is off, never a line of the solution; `code_hint` (on
 request, `check.hint("nb10_exercise_N")`) is code-level.  The comparisons add
 a diagnosis when the result is wrong in a recognisable way (a constant factor,
-conditioning on the wrong variable, an EM loop that stops early).
+conditioning on the wrong variable, an EM loop that stops early): each returns a `core.Problem` whose words
+the check's core formats.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import data, kfd
-from .core import Case, Exercise, allclose
-from .diagnoses import scale_factor
+from .core import Case, Exercise, Problem, allclose, _constant_factor
 
 __all__ = ["nb10_exercise_1", "nb10_exercise_2", "nb10_exercise_3", "nb10_exercise_4", "nb10_exercise_5"]
 
@@ -32,18 +32,18 @@ def _posterior_case(n, seed, d=2):
     return X, np.column_stack([1 - p_one, p_one]), y_index
 
 
-def _with_diagnosis(base, diagnose):
-    """`base` comparison; when it fails, `diagnose(expected, got)` may add a sentence saying how."""
+def _diagnosed(base, diagnose):
+    """`base` comparison; when it fails and the result has the expected structure, `diagnose(expected, got)` may
+    name the mistake: (id, words) or None."""
 
     def compare(expected, got):
         problem = base(expected, got)
         if problem is None:
             return None
-        try:
-            extra = diagnose(expected, got)
-        except Exception:  # noqa: BLE001 -- a diagnosis is a courtesy; a malformed result gets the plain message
-            extra = None
-        return f"{problem}\n  {extra}" if extra else problem
+        if allclose(rtol=0.0, atol=1e300)(expected, got) is not None:     # a wrong type or shape: say only that
+            return problem
+        found = diagnose(expected, got)
+        return Problem(problem, *found) if found else problem
 
     return compare
 
@@ -72,16 +72,16 @@ def _nb10_exercise_1_hidden(rng):
 def _diagnose_1(expected, got):
     observed, flip = (np.asarray(part, float) for part in got)
     if np.allclose(observed, expected[0]) and np.allclose(flip, expected[1][::-1]):
-        return "Your flip rates are in the wrong order: gamma_0 belongs to the points LABELLED 0."
+        return "flip-rates-reversed", "Your flip rates are in the wrong order: gamma_0 belongs to the points LABELLED 0."
     if not np.isclose(observed.sum(), 1.0):
-        return "Your observed priors do not sum to 1: every point carries one of the two labels."
+        return "priors-not-normalised", "Your observed priors do not sum to 1: every point carries one of the two labels."
     return None
 
 
 nb10_exercise_1 = Exercise(
     "nb10_exercise_1", "Exercise 10.1 (from noise rates to flip rates)",
     kfd.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2, hidden=_nb10_exercise_1_hidden,
-    compare=_with_diagnosis(allclose(), _diagnose_1),
+    compare=_diagnosed(allclose(), _diagnose_1),
     hint="write down the joint table P(y, yhat) = P(yhat | y) P(y) (true class in the rows). The observed "
          "priors are its column sums; gamma_k is the part of column k that is off the diagonal, as a share of "
          "that column. Conditioning on the true class instead gives back the noise rates.",
@@ -105,17 +105,18 @@ def _nb10_exercise_2_cases():
 def _diagnose_2(expected, got):
     posterior = np.asarray(got[0], float)
     if posterior.shape == expected[0].shape and not np.allclose(posterior.sum(axis=1), 1.0):
-        return "Your posterior's rows do not sum to 1: q_n(y) is a distribution over the true class of point n."
+        return ("posterior-not-normalised",
+                "Your posterior's rows do not sum to 1: q_n(y) is a distribution over the true class of point n.")
     if np.allclose(posterior, expected[0], rtol=1e-6, atol=1e-9):
-        return ("The posterior is right; the log-likelihood is not: it is the sum over points of the log of "
-                "each point's normaliser, sum_y p(x_n | y) P(y | yhat_n).")
+        return ("log-likelihood", "The posterior is right; the log-likelihood is not: it is the sum over points of "
+                                  "the log of each point's normaliser, sum_y p(x_n | y) P(y | yhat_n).")
     return None
 
 
 nb10_exercise_2 = Exercise(
     "nb10_exercise_2", "Exercise 10.2 (the E-step)",
     kfd.e_step, _nb10_exercise_2_cases, points=3,
-    compare=_with_diagnosis(allclose(rtol=1e-7, atol=1e-10), _diagnose_2),
+    compare=_diagnosed(allclose(rtol=1e-7, atol=1e-10), _diagnose_2),
     hint="the E-step is Bayes' rule for each point: the prior over its true class is the row of the flip-rate "
          "table chosen by the point's OWN label (1 - gamma_k for its own class, gamma_k for the other); times "
          "the density; normalised over the two classes. Stay in logarithms throughout.",
@@ -138,21 +139,21 @@ def _nb10_exercise_3_cases():
 def _diagnose_3(expected, got):
     means, covariances, rates = (np.asarray(part, float) for part in got)
     if not np.allclose(means, expected[0]):
-        return "Your means are off: each is a posterior-weighted average, divided by that class's N_y."
+        return "means", "Your means are off: each is a posterior-weighted average, divided by that class's N_y."
     if not np.allclose(covariances, expected[1]):
-        factors = [scale_factor(expected[1][c], covariances[c]) for c in (0, 1)]
+        factors = [_constant_factor(expected[1][c], covariances[c]) for c in (0, 1)]
         if all(f is not None for f in factors):
-            return (f"Your covariances are off by factors close to {factors[0]:.4g} and {factors[1]:.4g}: "
-                    "check what each scatter is divided by (maximum likelihood, and shared or not).")
-        return "Your covariances are off: a posterior-weighted scatter around each class's own new mean."
-    return ("Your flip rates are off: gamma_k is a mean over the points labelled k of the posterior weight "
-            "of the OTHER class.")
+            return ("covariance-divisor", f"Your covariances are off by factors close to {factors[0]:.4g} and "
+                    f"{factors[1]:.4g}: check what each scatter is divided by (maximum likelihood, and shared or not).")
+        return "covariances", "Your covariances are off: a posterior-weighted scatter around each class's own new mean."
+    return ("flip-rates", "Your flip rates are off: gamma_k is a mean over the points labelled k of the posterior "
+                          "weight of the OTHER class.")
 
 
 nb10_exercise_3 = Exercise(
     "nb10_exercise_3", "Exercise 10.3 (the M-step)",
     kfd.m_step, _nb10_exercise_3_cases, points=3,
-    compare=_with_diagnosis(allclose(), _diagnose_3),
+    compare=_diagnosed(allclose(), _diagnose_3),
     hint="the M-step's estimates are the usual maximum-likelihood ones with every point weighted by q_n(y) "
          "(the updates in the markdown above): class sizes N_y are the posterior's column sums; the flip rate "
          "of label k averages over the points labelled k only.",
@@ -179,10 +180,14 @@ def _nb10_exercise_4_cases():
         X, y, _ = data.kfd_toy_data(n, random_state=seed)
         cases.append(Case(f"{n} toy points, initial flip rates {rates}, shared_covariance={shared}",
                           (X, (y == 2).astype(int), rates), dict(shared_covariance=shared)))
+    # EM far from converged after 4 iterations: the cap is reached, and one iteration more or less shows
+    X, y, _ = data.kfd_toy_data(30, random_state=5)
+    cases.append(Case("30 toy points, initial flip rates (0.1, 0.1), max_iter = 4 (stops at the cap)",
+                      (X, (y == 2).astype(int), (0.1, 0.1)), dict(max_iter=4)))
     return cases
 
 
-def _compare_em(expected, got):
+def _compare_em(expected, got, case=None):
     """EM's fixed point within 1e-3; its log-likelihood rising; stopped where the rule says (one step's leeway)."""
     if not isinstance(got, tuple) or len(got) != 5:
         return allclose()(expected, got)                       # names the type or the length it got
@@ -204,6 +209,10 @@ def _compare_em(expected, got):
                 "and a rate started at 0 kept at 0?")
         return (f"your last log-likelihood is {history[-1]:.8g}, the fixed point's is {want[-1]:.8g} ({more}) "
                 f"after {len(history)} E-steps against {len(want)}: stop when it rises by less than tol.")
+    cap = (case.kwargs if case is not None else {}).get("max_iter", 1000)
+    if len(want) == cap and len(history) != cap:
+        return (f"your loop ran {len(history)} E-steps with max_iter = {cap}: the loop stops after max_iter "
+                "iterations (one E-step each) when the log-likelihood is still rising by tol or more.")
     if abs(len(history) - len(want)) > 1:
         return (f"your loop ran {len(history)} E-steps, the stopping rule gives {len(want)}: stop as soon as the "
                 "log-likelihood rises by less than tol (counting the E-step that showed it).")
@@ -244,12 +253,12 @@ def _nb10_exercise_5_cases():
 
 
 def _diagnose_5(expected, got):
-    factor = scale_factor(expected, got)
+    factor = _constant_factor(expected, got)
     if factor is not None and np.isclose(factor, -1):
-        return "Your alpha points the wrong way: the difference of the means is M_1 - M_0 (class 1 positive)."
+        return "wrong-sign", "Your alpha points the wrong way: the difference of the means is M_1 - M_0 (class 1 positive)."
     if factor is not None:
-        return (f"Your alpha is off by a factor close to {factor:.4g}: its direction is right, its length is not "
-                "(which of M_y, N or the right-hand side carries an extra factor?).")
+        return ("length", f"Your alpha is all off by a factor close to {factor:.4g}: its direction is right, its "
+                          "length is not (which of M_y, N or the right-hand side carries an extra factor?).")
     return None
 
 
@@ -257,7 +266,7 @@ nb10_exercise_5 = Exercise(
     "nb10_exercise_5", "Exercise 10.5 (the kernel Fisher direction)",
     kfd.fisher_direction, _nb10_exercise_5_cases, points=3,
     closed=("kgslab.kfd.KFD.fit", "kgslab.kfd.LabelNoiseKFD.fit"),
-    compare=_with_diagnosis(allclose(rtol=1e-6, atol=1e-9), _diagnose_5),
+    compare=_diagnosed(allclose(rtol=1e-6, atol=1e-9), _diagnose_5),
     hint="the rows of K_basis play the role of the inputs: M_y are their posterior-weighted class means, N the "
          "two weighted scatters around those means added up (not normalised), and alpha the maximiser of the "
          "Rayleigh quotient J(alpha) with mu I added to N.",

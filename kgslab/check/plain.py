@@ -10,7 +10,8 @@ and numpy arrays of numbers, booleans or strings (as ``np.save`` bytes with
 `Unsendable`, which the checker reports as a result it cannot read.
 
 One direction carries more: a grading case (parent -> child) may hold the kit's
-own objects, a kit function (the adatron a case passes in) or a check's stand-in
+own objects, a kit function (the adatron a case passes in), a numpy Generator (08's step is given
+one, sent as its PCG64 state) or a check's stand-in
 (a class with ``_plain_fields``, e.g. 06's sleeping kernel), which cross as their
 name and fields and are rebuilt in the child from the kit's code by
 ``loads(..., kit_objects=True)``. What comes back from the child is read with
@@ -59,6 +60,8 @@ def _encode(value, depth=0, kit_objects=False):
         return {"~": "list", "items": [_encode(item, depth + 1, kit_objects) for item in value]}
     if isinstance(value, dict) and all(isinstance(key, str) for key in value):
         return {"~": "dict", "items": {key: _encode(item, depth + 1, kit_objects) for key, item in value.items()}}
+    if kit_objects and isinstance(value, np.random.Generator) and isinstance(value.bit_generator, np.random.PCG64):
+        return {"~": "generator", "state": _encode(value.bit_generator.state, depth + 1)}   # a case's rng, by state
     kit = _kit_name(value) if kit_objects else None
     if kit is not None:
         if hasattr(type(value), "_plain_fields"):
@@ -95,6 +98,16 @@ def _decode(data, kit_objects=False):
     if data is None or isinstance(data, (bool, str)):
         return data
     kind = data["~"]
+    if kind == "generator":
+        if not kit_objects:
+            raise ValueError("not plain data: 'generator' (a case's generator crosses only from the grader to its "
+                             "child)")
+        state = _decode(data["state"])
+        if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+            raise ValueError(f"not a PCG64 generator's state: {state!r:.80}")
+        generator = np.random.Generator(np.random.PCG64())
+        generator.bit_generator.state = state
+        return generator
     if kind in ("standin", "kitfunction"):
         if not kit_objects:
             raise ValueError(f"not plain data: {kind!r} (kit objects cross only from the grader to its child)")
