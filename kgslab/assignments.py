@@ -51,7 +51,7 @@ from pathlib import Path
 
 import nbformat
 
-from .release import (SOLUTIONS, ReleaseError, _sources, clear_outputs, drop_solution_only, read_notebook,
+from .release import (SOLUTIONS, ReleaseError, solution_sources, clear_outputs, drop_solution_only, read_notebook,
                       release_notebook, render)
 
 COURSE_ID = "kgslab"
@@ -237,7 +237,7 @@ def build_course(course_dir: Path, solutions_dir: Path = SOLUTIONS, only: list[s
     """
     report = report or (lambda line: None)
     course_dir = Path(course_dir)
-    sources = [path for path in _sources(solutions_dir)
+    sources = [path for path in solution_sources(solutions_dir)
                if not only or any(path.stem.startswith(prefix) for prefix in only)]
     if not sources:
         raise ReleaseError(f"no solution notebook in {solutions_dir} starts with {', '.join(only or [])}")

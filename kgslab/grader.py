@@ -35,10 +35,6 @@ in the check's own words.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
-
 from nbformat.v4 import new_output
 
 try:
@@ -130,12 +126,13 @@ class GradeOutsideKernel(NbGraderPreprocessor):
                 self.log.warning("kgslab: no check cell for %s in the source notebook; left as executed", key)
                 continue
             earlier = [c.source for c in nb.cells[:index] if c.cell_type == "code"]
-            passed, verdict, failed_case = self._graded(known[key], functions, key, earlier,
-                                                        info.get("student", ""))
+            judged = self._graded(known[key], functions, key, earlier, info.get("student", ""))
+            passed, verdict = judged.passed, _shown(judged)
             verdicts[key] = {"passed": passed, "verdict": verdict, "function": functions[key],
                              "definitions": submission.definitions(earlier)}
-            cell.metadata.setdefault("kgslab", {})["verdict"] = structured_verdict(
-                key, passed, float(cell.metadata["nbgrader"].get("points", 0)), failed_case, verdict)
+            max_points = float(cell.metadata["nbgrader"].get("points", 0))
+            cell.metadata.setdefault("kgslab", {})["verdict"] = {
+                **judged.metadata(max_points if passed else 0.0, max_points), "exercise": key}
             cell.outputs = [] if passed else [new_output(
                 "error", ename="AssertionError", evalue=verdict.splitlines()[0],
                 traceback=[f"Graded outside your notebook's kernel: {verdict}"])]
@@ -144,10 +141,11 @@ class GradeOutsideKernel(NbGraderPreprocessor):
 
     def _verdict(self, exercise, functions, key, earlier_sources, student):
         """(passed, the verdict's text) of the submission's function for `key`: public cases, then hidden ones."""
-        return self._graded(exercise, functions, key, earlier_sources, student)[:2]
+        judged = self._graded(exercise, functions, key, earlier_sources, student)
+        return judged.passed, _shown(judged)
 
     def _graded(self, exercise, functions, key, earlier_sources, student):
-        """`_verdict`'s (passed, text) and the label of the case it failed on (None when it passed)."""
+        """The check's `Verdict` (kgslab.check.core) on the submission's function: public cases, then hidden ones."""
         from kgslab.check import hidden, plain, sandbox, submission
 
         public = list(exercise.cases())
@@ -166,67 +164,28 @@ class GradeOutsideKernel(NbGraderPreprocessor):
         request = {"key": key, "function": functions[key], "others": others,
                    "definitions": submission.definitions(earlier_sources), "cases": specs, "reseed": seed}
         outcomes = sandbox.run_sandboxed(request, self.time_limit)
-        judged = public
-        passed, verdict = self._judge(exercise, functions[key], public, outcomes[:len(public)])
-        if passed and secret_cases:
-            judged = secret_cases
+        judged = self._judge(exercise, functions[key], public, outcomes[:len(public)])
+        if judged.passed and secret_cases:
             with hidden.reseeded(seed):
-                passed, verdict = self._judge(exercise, functions[key], secret_cases, outcomes[len(public):])
-        return passed, verdict, None if passed else _failing_case(judged, verdict)
+                judged = self._judge(exercise, functions[key], secret_cases, outcomes[len(public):])
+        return judged
 
     def _judge(self, exercise, name, cases, outcomes):
-        """The check's own verdict on outcomes computed elsewhere: (passed, its text without the fall-back note)."""
+        """The check's own `Verdict` on outcomes computed elsewhere (nothing printed, nothing recorded)."""
         from kgslab.check import core
 
         def placeholder(*args, **kwargs):
             raise AssertionError("graded from outcomes")
 
         placeholder.__name__ = name
-        if not outcomes:
-            outcomes = [{"kind": "crashed"}]
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            returned = core.run_exercise(exercise.title, placeholder, exercise.reference, cases,
-                                         compare=exercise.compare, hint="", key=None, time_limit=self.time_limit,
-                                         closed=exercise.closed, outcomes=outcomes)
-        verdict = printed.getvalue().strip()
-        verdict = "\n".join(line for line in verdict.splitlines() if "reference implementation" not in line)
-        return returned is placeholder, verdict
+        return core.judge(exercise.title, placeholder, exercise.reference, cases, compare=exercise.compare, hint="",
+                          key=None, time_limit=self.time_limit, closed=exercise.closed,
+                          outcomes=outcomes or [{"kind": "crashed"}])
 
 
-def _failing_case(cases, verdict: str) -> str:
-    """The label of the case a verdict failed on: the one its "on test N (...)" names, else the first."""
-    found = re.search(r" on test (\d+) \(", verdict)
-    index = int(found.group(1)) - 1 if found else 0
-    return cases[index].label if 0 <= index < len(cases) else ""
-
-
-def _words(verdict: str, case: str, title: str) -> str:
-    """The check's own words for what went wrong: its diagnosis when it named one ("What it looks like: ..."),
-    else its verdict line without the exercise's title, the case and the ✘."""
-    diagnosed = re.search(r"What it looks like: (.+)", verdict)
-    if diagnosed:
-        return diagnosed.group(1).strip()
-    line = next((text for text in verdict.splitlines() if text.startswith(f"{title}: ")), verdict.strip())
-    line = line.removeprefix(f"{title}: ")
-    line = re.sub(r" on test \d+ \(" + re.escape(case) + r"\)", "", line)
-    return line.replace("✘ ", "").strip()
-
-
-def structured_verdict(key: str, passed: bool, max_points: float, failed_case: str | None, verdict: str) -> dict:
-    """The test cell's verdict as data (the contract the class report reads, COMMON "verdict metadata").
-
-    Today the grader knows the failing case's label and the check's own words; `mistake` (the id of a mistake
-    the check declares) stays None until the checks name their mistakes by id.
-    """
-    from kgslab import check
-
-    exercise = check.exercises().get(key)
-    title = exercise.title if exercise is not None else key
-    failed = [] if passed or failed_case is None else [failed_case]
-    return {"exercise": key, "passed": bool(passed), "points": max_points if passed else 0.0,
-            "max_points": max_points, "cases_failed": failed,
-            "mistakes": [{"case": case, "mistake": None, "words": _words(verdict, case, title)} for case in failed]}
+def _shown(verdict) -> str:
+    """The verdict's text as the test cell shows it: without the note on the kit's fall-back (no kernel runs on)."""
+    return "\n".join(line for line in verdict.text.strip().splitlines() if "reference implementation" not in line)
 
 
 class FlagsForTheInstructor(NbGraderPreprocessor):

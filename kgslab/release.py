@@ -375,7 +375,7 @@ def student_state(path: Path) -> str | None:
     return None
 
 
-def _sources(solutions_dir: Path) -> list[Path]:
+def solution_sources(solutions_dir: Path) -> list[Path]:
     sources = sorted(solutions_dir.glob("[0-9][0-9]_*.ipynb"))
     if not sources:
         raise ReleaseError(f"no solution notebooks (NN_name.ipynb) in {solutions_dir}")
@@ -390,7 +390,7 @@ def plan(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS):
     """
     solutions_dir, notebooks_dir = as_path(solutions_dir, "solutions_dir"), as_path(notebooks_dir, "notebooks_dir")
     planned = []
-    for source in _sources(solutions_dir):
+    for source in solution_sources(solutions_dir):
         solution = read_notebook(source)
         solution.metadata.setdefault("kgslab", {})["name"] = source.stem
         student = release_notebook(solution)
@@ -460,7 +460,7 @@ def release(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS, fo
 def tag(solutions_dir: Path = SOLUTIONS) -> None:
     """Apply the grading layout to every solution notebook (idempotent; see tag_notebook)."""
     solutions_dir = as_path(solutions_dir, "solutions_dir")
-    for source in _sources(solutions_dir):
+    for source in solution_sources(solutions_dir):
         notebook = read_notebook(source)
         if tag_notebook(notebook, source.stem):
             source.write_text(render(notebook), encoding="utf-8")

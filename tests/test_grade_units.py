@@ -28,7 +28,7 @@ from kgslab.grade.merge import merge_submission  # noqa: E402
 from kgslab.grade.record import Record, folder_hash  # noqa: E402
 from kgslab.grade.report import class_rows, exercise_rates, ranked_mistakes, write_report  # noqa: E402
 from kgslab.grade.worker import read_rows  # noqa: E402
-from kgslab.grader import GradeOutsideKernel, structured_verdict  # noqa: E402
+from kgslab.grader import GradeOutsideKernel  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _venv_on_path(monkeypatch):
@@ -175,25 +175,24 @@ NO_L = ("import numpy as np\ndef ridge_primal(X, y, gamma):\n"
         "    return np.linalg.solve(X.T @ X + gamma * np.eye(X.shape[1]), X.T @ y)\n")
 
 
-def test_the_grader_writes_the_failing_case_and_the_checks_words():
+def test_the_grader_keeps_the_checks_structured_verdict():
+    # The verdict is the check's own data (kgslab.check.core.Verdict): the failing case, the declared mistake by id
+    # and the check's words for it; nothing is read back from the printed text.
     key = "nb01_exercise_1_primal"
     exercise = check.exercises()[key]
-    passed, verdict, case = GradeOutsideKernel(secret="")._graded(exercise, {key: "ridge_primal"}, key, [NO_L],
-                                                                 "alice")
-    assert not passed and case == exercise.cases()[0].label
-    data = structured_verdict(key, passed, 2.0, case, verdict)
-    assert data == {"exercise": key, "passed": False, "points": 0.0, "max_points": 2.0, "cases_failed": [case],
-                    "mistakes": [{"case": case, "mistake": None,
-                                  "words": data["mistakes"][0]["words"]}]}
-    assert data["mistakes"][0]["words"].startswith("it is what gamma without the factor l gives")
+    judged = GradeOutsideKernel(secret="")._graded(exercise, {key: "ridge_primal"}, key, [NO_L], "alice")
+    data = {**judged.metadata(0.0, 2.0), "exercise": key}
+    assert not judged.passed and data["cases_failed"][0] == exercise.cases()[0].label   # every failing case: 3 here
+    assert data["points"] == 0.0 and data["max_points"] == 2.0 and data["exercise"] == key
+    assert [m["mistake"] for m in data["mistakes"]][:1] == ["gamma-without-l"]
+    assert data["mistakes"][0]["case"] == exercise.cases()[0].label and data["mistakes"][0]["words"]
     blank = "def ridge_primal(X, y, gamma):\n    raise NotImplementedError()\n"
-    passed, verdict, case = GradeOutsideKernel(secret="")._graded(exercise, {key: "ridge_primal"}, key, [blank], "a")
-    assert structured_verdict(key, passed, 2.0, case, verdict)["mistakes"][0]["words"].startswith("not attempted")
+    judged = GradeOutsideKernel(secret="")._graded(exercise, {key: "ridge_primal"}, key, [blank], "a")
+    assert judged.status == "blank" and not judged.passed
     solved = NO_L.replace("gamma * np.eye", "gamma * X.shape[0] * np.eye")
-    passed, verdict, case = GradeOutsideKernel(secret="s")._graded(exercise, {key: "ridge_primal"}, key, [solved], "a")
-    assert passed and case is None
-    assert structured_verdict(key, passed, 2.0, case, verdict) == {
-        "exercise": key, "passed": True, "points": 2.0, "max_points": 2.0, "cases_failed": [], "mistakes": []}
+    judged = GradeOutsideKernel(secret="s")._graded(exercise, {key: "ridge_primal"}, key, [solved], "a")
+    assert judged.passed and judged.metadata(2.0, 2.0) == {
+        "exercise": None, "passed": True, "points": 2.0, "max_points": 2.0, "cases_failed": [], "mistakes": []}
 
 
 # ---- a worker that dies ------------------------------------------------------------------------------------
@@ -211,14 +210,15 @@ def test_a_worker_that_dies_costs_its_own_submission_only():
 # ---- the report against a small course made by hand ---------------------------------------------------------
 
 
-def _verdict_cell(key, passed, words=None):
+def _verdict_cell(key, passed, words="", mistake=None):
+    """A graded test cell as GradeOutsideKernel leaves it: the check's Verdict.metadata in the cell's metadata."""
     cell = nbformat.v4.new_code_cell(f"check.{key}.grade()")
-    cell.metadata["kgslab"] = {"verdict": structured_verdict(key, passed, 2.0, None if passed else "case 1",
-                                                             words or "")}
+    failed = [] if passed else ["case 1"]
+    cell.metadata["kgslab"] = {"verdict": {
+        "exercise": key, "passed": passed, "points": 2.0 if passed else 0.0, "max_points": 2.0, "cases_failed": failed,
+        "mistakes": [{"case": case, "mistake": mistake, "words": words} for case in failed]}}
     return cell
 
-
-ERRORS_TITLE = check.exercises()["nb01_exercise_1_errors"].title
 
 
 def _small_course(tmp_path, template):
@@ -227,14 +227,12 @@ def _small_course(tmp_path, template):
     course.mkdir()
     (course / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "t"\n')
     db_url = _database(template, course / "gradebook.db")
-    mistake = "  What it looks like: the two arrays are swapped."
     verdicts = {"ann": [True, True], "ben": [False, True], "cas": [False, False]}
     for student, (first, second) in verdicts.items():
         _worker_grades(db_url, student, 2.0 * first)
         notebook = nbformat.v4.new_notebook(cells=[
-            _verdict_cell("nb01_exercise_1_primal", first, f"T: ✘ not yet right on test 1 (case 1): no\n{mistake}"),
-            _verdict_cell("nb01_exercise_1_errors", second, f"{ERRORS_TITLE}: ✘ ridge_errors raised ValueError "
-                                                            f"on test 1 (case 1): bad")])
+            _verdict_cell("nb01_exercise_1_primal", first, "the two arrays are swapped.", "train-test-swapped"),
+            _verdict_cell("nb01_exercise_1_errors", second, "ridge_errors raised ValueError: bad")])
         folder = course / "autograded" / student / "a1"
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / "nb.ipynb")

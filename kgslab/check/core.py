@@ -176,7 +176,7 @@ def _non_negative(value, name: str) -> float:
 
 # ---- describing values ------------------------------------------------------------------------
 
-def _type_name(value) -> str:
+def describe_type(value) -> str:
     if isinstance(value, np.ndarray):
         return f"a numpy array of dtype {value.dtype} and shape {value.shape}"
     if isinstance(value, bool):
@@ -184,7 +184,7 @@ def _type_name(value) -> str:
     return f"{'an' if type(value).__name__[0] in 'aeiou' else 'a'} {type(value).__name__}"
 
 
-def _summary(value) -> str:
+def describe_value(value) -> str:
     """A short description of a value: its shape and a few entries, never a wall of numbers."""
     if isinstance(value, np.ndarray) and value.ndim > 0:
         if value.dtype.kind in "fc":
@@ -197,7 +197,7 @@ def _summary(value) -> str:
         text = repr(value[:4])[:-1] + (", ...]" if len(value) > 4 else "]")
         return f"list of {len(value)} items {text}"[:120]
     if isinstance(value, tuple):
-        return "(" + ", ".join(_summary(part) for part in value) + ")"
+        return "(" + ", ".join(describe_value(part) for part in value) + ")"
     if isinstance(value, float):
         return f"{value:.6g}"
     text = repr(value)
@@ -206,7 +206,7 @@ def _summary(value) -> str:
 
 # ---- comparing results ------------------------------------------------------------------------
 
-def _is_real_number(value) -> bool:
+def is_real_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) or \
         isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
 
@@ -226,14 +226,14 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
         problem = compare_parts(expected, got)
         if problem and isinstance(expected, tuple) and isinstance(got, tuple) and len(got) == len(expected) == 2 \
                 and compare_parts(expected[::-1], got) is None:
-            return (f"the two parts of the result are the other way round: expected ({_summary(expected[0])}, "
-                    f"{_summary(expected[1])}) in this order")
+            return (f"the two parts of the result are the other way round: expected ({describe_value(expected[0])}, "
+                    f"{describe_value(expected[1])}) in this order")
         return problem
 
     def compare_parts(expected, got):
         if isinstance(expected, tuple):
             if not isinstance(got, tuple):
-                return f"expected a tuple of {len(expected)} values, got {_type_name(got)}: {_summary(got)}"
+                return f"expected a tuple of {len(expected)} values, got {describe_type(got)}: {describe_value(got)}"
             if len(got) != len(expected):
                 return f"expected a tuple of {len(expected)} values, got a tuple of {len(got)}"
             for position, (want, have) in enumerate(zip(expected, got)):
@@ -244,14 +244,14 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
         if isinstance(expected, np.ndarray) and expected.ndim > 0:
             if not isinstance(got, np.ndarray):
                 convert = ".toarray()" if hasattr(got, "toarray") else "np.array(...)"
-                return (f"expected a numpy array of shape {expected.shape}, got {_type_name(got)}: "
-                        f"{_summary(got)} (convert it with {convert})")
-        elif _is_real_number(expected) or isinstance(expected, np.ndarray):
-            if not _is_real_number(got):
-                return f"expected a single real number, got {_type_name(got)}: {_summary(got)}"
+                return (f"expected a numpy array of shape {expected.shape}, got {describe_type(got)}: "
+                        f"{describe_value(got)} (convert it with {convert})")
+        elif is_real_number(expected) or isinstance(expected, np.ndarray):
+            if not is_real_number(got):
+                return f"expected a single real number, got {describe_type(got)}: {describe_value(got)}"
         if isinstance(got, np.ndarray) and got.dtype.kind not in "iuf":
             kind = {"c": "complex numbers", "b": "booleans", "U": "strings", "O": "Python objects"}
-            return (f"expected real numbers, got {_type_name(got)} "
+            return (f"expected real numbers, got {describe_type(got)} "
                     f"(an array of {kind.get(got.dtype.kind, got.dtype.kind)})")
         have = np.asarray(got, dtype=float)
         want = np.asarray(expected, dtype=float)
@@ -262,11 +262,11 @@ def allclose(rtol: float = 1e-6, atol: float = 1e-8) -> Callable[[Any, Any], str
                 " where the reference has numbers" if not np.all(np.isfinite(have) | np.isnan(want)) else "")
         if np.any(np.isnan(want) & ~np.isnan(have)):
             return (f"expected NaN where nothing is defined (e.g. an error rate over no points), got numbers: "
-                    f"{_summary(got)}")
+                    f"{describe_value(got)}")
         if not np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True):
             worst = float(np.max(np.abs(have - want)))
             return (f"values differ (largest difference {worst:.3g})\n"
-                    f"      expected {_summary(expected)}\n      got      {_summary(got)}")
+                    f"      expected {describe_value(expected)}\n      got      {describe_value(got)}")
         return None
 
     return compare
@@ -281,7 +281,7 @@ def _flat(value) -> np.ndarray | None:
         return None
 
 
-def _constant_factor(expected, got) -> float | None:
+def constant_factor(expected, got) -> float | None:
     """c when the whole of `got` is c times `expected` (at least two non-zero entries, c not close to 1), else None.
 
     A single number is always some multiple of another, so it never has a constant factor.
@@ -441,7 +441,7 @@ class Record:
 _RECORDS: dict[str, Record] = {}
 
 
-def _fallback(reference: Callable, student_name: str, key: str | None) -> Callable:
+def reference_fallback(reference: Callable, student_name: str, key: str | None) -> Callable:
     """The reference, wrapped so that a later check recognises it as the kit's and not the student's."""
 
     closed_as = _closed.closed_name(reference)
@@ -520,7 +520,7 @@ def _call_student(student, args, kwargs, budget: float | None, closed: frozenset
         return "raised", err, buffer.getvalue()
 
 
-def _one_call(student, case: Case, reference, closed, budget: float | None) -> dict:
+def run_one_case(student, case: Case, reference, closed, budget: float | None) -> dict:
     """Run the student's function on one case; its outcome as plain data (what crosses back from a child)."""
     given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
     if case.memory_limit is not None:
@@ -545,7 +545,7 @@ def _one_call(student, case: Case, reference, closed, budget: float | None) -> d
         try:
             outcome["value"] = plain.dumps(got)
         except plain.Unsendable as err:
-            outcome.update(kind="unreadable", value=f"{_type_name(got)} ({err})")
+            outcome.update(kind="unreadable", value=f"{describe_type(got)} ({err})")
     return outcome
 
 
@@ -553,14 +553,14 @@ def _student_outcomes(student, cases, reference, time_limit: float, closed) -> l
     """The outcome of every case, up to the first that did not return: in a forked child that is killed at the
     time limit (a hard stop), or, without fork, in this process under the soft limit."""
     if forked.available():
-        return forked.run_forked(lambda index: _one_call(student, cases[index], reference, closed, None),
+        return forked.run_forked(lambda index: run_one_case(student, cases[index], reference, closed, None),
                                  len(cases), time_limit)
     import time
 
     outcomes, spent = [], 0.0
     for case in cases:
         started = time.perf_counter()
-        outcomes.append(_one_call(student, case, reference, closed, max(time_limit - spent, 1e-3)))
+        outcomes.append(run_one_case(student, case, reference, closed, max(time_limit - spent, 1e-3)))
         spent += time.perf_counter() - started
         if outcomes[-1]["kind"] != "returned":
             break
@@ -590,7 +590,7 @@ def _diagnose(case: Case, expected, got, compare: Callable, problem: Problem) ->
         if mistake.factor is None and mistake.result is not None and _as_problem(
                 _call_compare(compare, mistake.result, got, case)) is None:
             return Problem(problem.text, mistake.id, mistake.words)
-    factor = _constant_factor(expected, got)
+    factor = constant_factor(expected, got)
     if factor is not None:
         for mistake in case.mistakes:
             if mistake.factor is not None and np.isclose(factor, mistake.factor, rtol=1e-3):
@@ -637,14 +637,14 @@ def judge(title: str, student: Callable, reference: Callable, cases: list[Case],
         return Verdict(key, title, status, summary.splitlines()[0], text, list(failed_cases), list(found), result)
 
     if not callable(student):
-        return verdict("failed", f"✘ expected a function, got {_type_name(student)}.",
-                       _fallback(reference, "the reference", key), tail=fallback_note)
+        return verdict("failed", f"✘ expected a function, got {describe_type(student)}.",
+                       reference_fallback(reference, "the reference", key), tail=fallback_note)
     if _is_kit_reference(student, reference):
-        kit = student if getattr(student, "_kgslab_reference", None) else _fallback(reference, name, key)
+        kit = student if getattr(student, "_kgslab_reference", None) else reference_fallback(reference, name, key)
         return verdict("open", f"still open. {name} is the kit's reference (it fell back earlier), not your code.",
                        kit, tail=f"  Run the cell that defines {name} again, then this cell.")
 
-    fallback = _fallback(reference, name, key)
+    fallback = reference_fallback(reference, name, key)
     ask = (f"  For a code-level hint run check.hint(\"{key}\")." if code_hint and key and not grading_mode()
            else "")
     failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", ask, fallback_note]))
@@ -741,7 +741,7 @@ def run_exercise(title: str, student: Callable, reference: Callable, cases: list
     over all cases; `closed` are the dotted names of the kit functions the
     student's function may not call (`kgslab.check.closed`).  `outcomes`, when
     given, are the student's outcomes already computed elsewhere (the grader's
-    child process), one per case as `_one_call` writes them; the student's
+    child process), one per case as `run_one_case` writes them; the student's
     function is then not called.  `compare(expected, got)` (or with ``case=``)
     returns None, a sentence, or a `Problem`; a case's declared `Mistake`s name
     what a wrong result matches.  `judge` returns the same verdict as data.

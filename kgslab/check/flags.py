@@ -30,7 +30,7 @@ _MACHINERY_ATTRIBUTES = {"environ", "modules", "__closure__", "__globals__", "__
                          "settrace", "setprofile", "_getframe", "cell_contents", "putenv", "unsetenv"}
 _MACHINERY_NAMES = {"importlib", "exec", "eval", "compile", "__import__", "globals", "builtins", "__builtins__"}
 _CHECK_INTERNALS = {"reference", "grade", "core", "_RECORDS", "grading_mode", "closed", "Exercise", "Record",
-                    "run_exercise", "judge", "Verdict", "_fallback", "code_hint", "cases", "compare", "forked",
+                    "run_exercise", "judge", "Verdict", "reference_fallback", "code_hint", "cases", "compare", "forked",
                     "sandbox"}
 
 
@@ -152,12 +152,12 @@ def flags(definitions: list[str], function: str, key: str) -> list[str]:
 
 def notebook_flags(cells: list[str]) -> list[str]:
     """Reach into the environment or the checks anywhere in the notebook's code cells (top-level code too)."""
-    from .submission import _without_magics
+    from .submission import without_magics
 
     notes, trees = [], []
     for source in cells:
         try:
-            trees.append(ast.parse(_without_magics(source or "")))
+            trees.append(ast.parse(without_magics(source or "")))
         except (SyntaxError, ValueError):
             continue
     aliases = {}

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import regression
 from ..papers import coursework
-from .core import Case, Exercise, Mistake, Problem, _summary, _type_name, allclose, _constant_factor
+from .core import Case, Exercise, Mistake, Problem, describe_value, describe_type, allclose, constant_factor
 
 __all__ = ["nb01_exercise_1_primal", "nb01_exercise_1_errors", "nb01_exercise_1_noise", "nb01_exercise_1_dual"]
 
@@ -106,13 +106,13 @@ def _noise_levels_problem(levels) -> str | None:
     """What is wrong with a student's choice of noise levels, or None."""
     if not isinstance(levels, np.ndarray) or levels.ndim != 1 or levels.dtype.kind not in "iuf":
         return (f"noise_levels (the first value returned) must be a 1-d numpy array of numbers, got "
-                f"{_type_name(levels)}: {_summary(levels)}")
+                f"{describe_type(levels)}: {describe_value(levels)}")
     if len(levels) < 3:
         return f"choose at least three noise levels, got {len(levels)}"
     if not np.all(np.isfinite(levels)) or np.any(levels <= 0) or np.any(np.diff(levels) <= 0):
-        return f"the noise levels must be positive and increasing, got {_summary(levels)}"
+        return f"the noise levels must be positive and increasing, got {describe_value(levels)}"
     if levels[0] > _NOISE_LOW or levels[-1] < _NOISE_HIGH:
-        return (f"your noise levels {_summary(levels)} do not reach from low noise (at most "
+        return (f"your noise levels {describe_value(levels)} do not reach from low noise (at most "
                 f"{_NOISE_LOW:.2g}, a third of the signal's standard deviation sqrt(10) ~ 3.2) to high noise "
                 f"(about 3 or more, as large as the signal)")
     return None
@@ -141,8 +141,8 @@ def _noise_case_at(levels, order="levels first"):
 def _compare_noise(expected, got) -> str | None:
     """The student's study against the reference run at the student's own noise levels."""
     if not isinstance(got, tuple) or len(got) != 3:
-        return (f"expected a tuple of 3 values (noise_levels, train_mse, test_mse), got {_type_name(got)}: "
-                f"{_summary(got)}")
+        return (f"expected a tuple of 3 values (noise_levels, train_mse, test_mse), got {describe_type(got)}: "
+                f"{describe_value(got)}")
     problem = _noise_levels_problem(got[0])
     if problem:
         return problem
@@ -156,7 +156,7 @@ def _compare_noise(expected, got) -> str | None:
     if allclose(rtol=1e-6)(_noise_case_at(got[0], order="draws first"), got) is None:
         return Problem(problem, "draws-order", "your data sets are drawn in another order: for each noise level in "
                                                "turn, all its data sets.")
-    factor = _constant_factor(reference[1:], got[1:])        # the errors only: the levels are the student's own
+    factor = constant_factor(reference[1:], got[1:])        # the errors only: the levels are the student's own
     if factor is not None and np.isclose(factor, NOISE_CASE["n_draws"], rtol=1e-3):
         return Problem(problem, "sum-over-draws", f"your errors are all off by a factor close to {factor:.4g}: the "
                                                   "number of data sets; average over the draws, do not add them up.")

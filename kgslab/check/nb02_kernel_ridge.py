@@ -14,7 +14,7 @@ from .. import regression
 from ..data import sinc_data
 from ..kernels import linear_kernel, rbf_kernel
 from ..papers import coursework
-from .core import Case, Exercise, Mistake, Problem, _summary, _type_name, allclose
+from .core import Case, Exercise, Mistake, Problem, describe_value, describe_type, allclose
 
 __all__ = ["nb02_exercise_2", "nb02_exercise_2_table", "nb02_exercise_3a", "nb02_exercise_3a_cv",
            "nb02_exercise_3a_tune_gamma", "nb02_exercise_3a_tune_width"]
@@ -65,14 +65,14 @@ TABLE_CASE_SEED = 11
 def _table_gammas_problem(gammas) -> str | None:
     if not isinstance(gammas, np.ndarray) or gammas.ndim != 1 or gammas.dtype.kind not in "iuf":
         return (f"gammas (the first value returned) must be a 1-d numpy array of numbers, got "
-                f"{_type_name(gammas)}: {_summary(gammas)}")
+                f"{describe_type(gammas)}: {describe_value(gammas)}")
     if len(gammas) < 4 or gammas[0] != 0:
         return (f"the table needs least squares first (gamma = 0) and then at least three gamma > 0 for RR; "
-                f"your gammas are {_summary(gammas)}")
+                f"your gammas are {describe_value(gammas)}")
     if not np.all(np.isfinite(gammas)) or np.any(np.diff(gammas) <= 0):
-        return f"the gammas must be finite and increasing, got {_summary(gammas)}"
+        return f"the gammas must be finite and increasing, got {describe_value(gammas)}"
     if gammas[-1] < 100 * gammas[1]:
-        return (f"the RR gammas {_summary(gammas[1:])} cover less than two powers of ten: spread them out, "
+        return (f"the RR gammas {describe_value(gammas[1:])} cover less than two powers of ten: spread them out, "
                 f"from a small gamma to a large one")
     return None
 
@@ -83,7 +83,7 @@ TABLE_CASES = [(30, 30, TABLE_CASE_SEED), (20, 40, TABLE_CASE_SEED + 1)]
 def _compare_table(expected, got, case) -> str | Problem | None:
     """The student's table against the reference run on the case's data at the student's own gammas."""
     if not isinstance(got, tuple) or len(got) != 2:
-        return f"expected a tuple of 2 values (gammas, errors), got {_type_name(got)}: {_summary(got)}"
+        return f"expected a tuple of 2 values (gammas, errors), got {describe_type(got)}: {describe_value(got)}"
     problem = _table_gammas_problem(got[0])
     if problem:
         return problem

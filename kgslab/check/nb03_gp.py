@@ -21,7 +21,7 @@ import numpy as np
 from .. import regression
 from ..data import sinc_data
 from ..kernels import rbf_kernel
-from .core import Case, Exercise, Problem, _is_real_number, allclose
+from .core import Case, Exercise, Problem, is_real_number, allclose
 
 __all__ = ["nb03_exercise_4a", "nb03_exercise_4a_curve", "nb03_exercise_4b", "nb03_exercise_4c"]
 
@@ -57,7 +57,7 @@ def _nb03_exercise_4a_cases():
 def _diagnose_log_evidence(expected, got):
     """allclose, plus what a wrong log evidence usually means."""
     problem = allclose(rtol=1e-7)(expected, got)
-    if problem is None or not _is_real_number(got):
+    if problem is None or not is_real_number(got):
         return problem
     got = float(got)
     if not np.isfinite(got):

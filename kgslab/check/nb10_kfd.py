@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import data, kfd
-from .core import Case, Exercise, Problem, allclose, _constant_factor
+from .core import Case, Exercise, Problem, allclose, constant_factor
 
 __all__ = ["nb10_exercise_1", "nb10_exercise_2", "nb10_exercise_3", "nb10_exercise_4", "nb10_exercise_5"]
 
@@ -141,7 +141,7 @@ def _diagnose_3(expected, got):
     if not np.allclose(means, expected[0]):
         return "means", "Your means are off: each is a posterior-weighted average, divided by that class's N_y."
     if not np.allclose(covariances, expected[1]):
-        factors = [_constant_factor(expected[1][c], covariances[c]) for c in (0, 1)]
+        factors = [constant_factor(expected[1][c], covariances[c]) for c in (0, 1)]
         if all(f is not None for f in factors):
             return ("covariance-divisor", f"Your covariances are off by factors close to {factors[0]:.4g} and "
                     f"{factors[1]:.4g}: check what each scatter is divided by (maximum likelihood, and shared or not).")
@@ -253,7 +253,7 @@ def _nb10_exercise_5_cases():
 
 
 def _diagnose_5(expected, got):
-    factor = _constant_factor(expected, got)
+    factor = constant_factor(expected, got)
     if factor is not None and np.isclose(factor, -1):
         return "wrong-sign", "Your alpha points the wrong way: the difference of the means is M_1 - M_0 (class 1 positive)."
     if factor is not None:

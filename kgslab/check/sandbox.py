@@ -72,7 +72,7 @@ def _child_main() -> None:
     from kgslab.check import closed
 
     exercises = check.exercises()
-    others = {name: core._fallback(exercises[key].reference, name, key) for name, key in request["others"].items()}
+    others = {name: core.reference_fallback(exercises[key].reference, name, key) for name, key in request["others"].items()}
     cases = _request_cases(exercise, request["cases"])
     own = closed.closed_name(exercise.reference)          # the twins stay guarded: other exercises' fall-backs use them
     closed.remove([own] if own and not own.startswith("kgslab.check.") else [], exercise.reference)
@@ -97,7 +97,7 @@ def _child_main() -> None:
         # A hidden case runs with the generators reseeded as when it was drawn, so that a function that seeds
         # its own generator from an argument (seed=3) meets the data the expected value was computed on.
         with hidden.reseeded(request["reseed"]) if "args" in spec else contextlib.nullcontext():
-            answer = core._one_call(student, case, student, exercise.closed, None)
+            answer = core.run_one_case(student, case, student, exercise.closed, None)
         out.write(json.dumps(answer) + "\n")
         out.flush()
         if answer["kind"] != "returned":

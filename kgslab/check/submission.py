@@ -67,7 +67,7 @@ def _bound_by(statement) -> set[str]:
     return set()
 
 
-def _without_magics(source: str) -> str:
+def without_magics(source: str) -> str:
     """IPython's magics and shell escapes (%matplotlib, !pip) are not Python: blank them out."""
     return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
 
@@ -77,7 +77,7 @@ def definitions(cells: list[str]) -> list[str]:
     contributes nothing)."""
     kept, imported = [], set()
     for source in cells:
-        text = _without_magics(source or "")
+        text = without_magics(source or "")
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError):

@@ -56,7 +56,8 @@ def class_rows(course: Path, assignment: str) -> list[dict]:
                          "penalty": float(submission.late_submission_penalty or 0.0),
                          "tests": tests,
                          "exercises": {v["exercise"]: bool(v["passed"]) for v in verdicts},
-                         "mistakes": [(v["exercise"], m.get("mistake") or m["words"]) for v in verdicts
+                         # counted by the check's words: a declared mistake (an id) always has the same words
+                         "mistakes": [(v["exercise"], m.get("words") or m.get("mistake") or "") for v in verdicts
                                       for m in v.get("mistakes", [])],
                          "flags": flags, "seconds": seconds.get(student)})
     return rows
