@@ -6,8 +6,9 @@ Each task gets its own generator, spawned from `random_state` before any task ru
 (`numpy.random.Generator.spawn`, i.e. `SeedSequence.spawn`): task k's random numbers depend on k only, never
 on which worker runs it or in which order, so 1 worker, 2 workers or a cluster give the same numbers.
 
-joblib runs the tasks (`n_jobs` workers, default -1: every core; the loky backend gives each worker one BLAS
-thread when all cores are busy).  On a Dask cluster, wrap the call in joblib's Dask backend:
+joblib runs the tasks: `n_jobs` workers (-1: every core, the paper-sized commands' default), or None: joblib's
+own default, one process unless a `joblib.parallel_config` context says otherwise (the functions a notebook
+calls default to None, so a notebook's kernel starts no worker processes).  On a Dask cluster, wrap the call in joblib's Dask backend:
 
     from dask.distributed import Client
     import joblib
@@ -27,12 +28,15 @@ import joblib
 from .._blas import blas_threads
 from .._validation import as_generator
 
-__all__ = ["fan_out"]
+__all__: list = []   # a private helper of the papers modules (tests/test_fan_out.py tests it)
 
 
 def _check_n_jobs(n_jobs):
+    if n_jobs is None:
+        return None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (-1: every core, 1: no workers), got {n_jobs!r:.60}")
+        raise ValueError(f"n_jobs must be None or a non-zero integer (-1: every core, 1: no workers), "
+                         f"got {n_jobs!r:.60}")
     return int(n_jobs)
 
 
@@ -41,7 +45,7 @@ def _run_one(function, task, rng):
         return function(task, rng)
 
 
-def fan_out(function, tasks, random_state=None, n_jobs=-1, progress=None):
+def fan_out(function, tasks, random_state=None, n_jobs=None, progress=None):
     """[function(task, rng_k) for task k] through joblib; rng_k spawned from random_state, one per task.
 
     `progress(done)` is called in the calling process after each task's result arrives (in task order).
@@ -50,6 +54,8 @@ def fan_out(function, tasks, random_state=None, n_jobs=-1, progress=None):
         raise TypeError(f"function must be callable as function(task, rng), got {function!r:.60}")
     tasks = list(tasks)
     n_jobs = _check_n_jobs(n_jobs)
+    if len(tasks) <= 1:
+        n_jobs = 1                  # one task: no pool to start
     generators = as_generator(random_state).spawn(len(tasks))
     results = []
     calls = (joblib.delayed(_run_one)(function, task, rng) for task, rng in zip(tasks, generators))

@@ -299,7 +299,7 @@ PAPER_SIGMA = {"thyroid": 3.0, "heart": 10.0}
 
 
 def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=2, auto=0,
-                 train_fraction=0.6, C=1e6, burn_in=100, random_state=None, progress=None, n_jobs=-1):
+                 train_fraction=0.6, C=1e6, burn_in=100, random_state=None, progress=None, n_jobs=None):
     """Figure 2's experiment with its Monte Carlo error in view, on random splits (features standardised).
 
     Per split: the SVM with a bias (sklearn SVC, C large, as in `compare_with_svm`), the hard-margin
@@ -310,8 +310,9 @@ def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=
     (`BayesianTransduction()`: exact HMC, `kgslab.hmc.hmc_run`, until every p+ has MC error < 0.01 and
     R-hat < 1.01), with its diagnostics and its CPU time.
 
-    The splits run through joblib (`n_jobs`, default all cores; a `joblib.parallel_config` backend such as
-    Dask's is used when one is set), each with its own generator spawned from `random_state`
+    The splits run through joblib (`n_jobs` workers, -1 for every core; default None: joblib's default, one
+    process unless a `joblib.parallel_config` context such as Dask's backend says otherwise; `write_figure2`
+    uses every core), each with its own generator spawned from `random_state`
     (`numpy.random.SeedSequence.spawn`), so the result does not depend on the number of workers.
 
     Returns a dict of arrays: y_test (splits, m), svm_decision and svm0_decision (splits, m), p_plus
