@@ -34,14 +34,16 @@ tuning (no step size, no rejection).
 
 Kernel (dual) coordinates and the estimate
 ------------------------------------------
-As in the billiard, the sampler keeps the projections it needs, updated in O(l + m) per event: the
-margins y_i <c, phi_i>, the slopes y_i <v, phi_i>, and <c, phi(x_j)>, <v, phi(x_j)> for every test point;
-a reflection at wall i subtracts the row i of y y' K (and of K_test) times 2 b_i / f_i'f_i.  Every point of
-the orbit is a draw of the truncated Gaussian (the flow keeps it), so the draw recorded for test point j and
-iteration n is the fraction of that iteration's time pi/2 spent with <c(t), phi(x_j)> > 0, its crossings
-found in closed form as in the billiard.  Many chains fly in lockstep, one numpy operation for all of them
-per event, so the Python cost of an event is shared.  Independent chains, split rank R-hat and ESS
-(`kgslab.diagnostics`) decide when to stop, as for the billiard.
+As in the billiard, the sampler keeps what a bounce needs up to date in O(l) per event: the margins
+y_i <c, phi_i> and slopes y_i <v, phi_i> (a rotation by the flight time; a reflection at wall i subtracts
+(2 b_i / f_i'f_i) y_i y_j K_ij from every slope j).  The coordinates c are rebuilt only when needed, from
+the impulses of the reflections (`VersionSpaceHMC`).  Every point of the orbit is a draw of the truncated
+Gaussian (the flow keeps it), so each iteration is read at 8 evenly spaced times: the draw recorded for test
+point j and iteration n is the fraction of those snapshots with <c(t), phi(x_j)> > 0.  Many chains fly in
+lockstep, one numpy operation for all of them per event, so the Python cost of an event is shared; per bounce
+HMC buys about as many effective samples as the billiard on heart, and the lockstep makes its bounces 2-3 times
+cheaper (benchmarks/sampler_ess.py).  Independent chains, split rank R-hat and ESS (`kgslab.diagnostics`) decide
+when to stop, as for the billiard.
 
 Soft version (BT section 5): K + lam I for the training points, the cross-kernel as given.
 """
