@@ -27,7 +27,7 @@ def test_progress_and_bad_n_jobs():
     seen = []
     fan_out(_draw, range(3), random_state=0, n_jobs=1, progress=seen.append)
     assert seen == [1, 2, 3]
-    with pytest.raises(ValueError, match="n_jobs must be a non-zero integer"):
+    with pytest.raises(ValueError, match="n_jobs must be None or a non-zero integer"):
         fan_out(_draw, range(3), n_jobs=0)
     with pytest.raises(TypeError, match="function must be callable"):
         fan_out(None, range(3))
@@ -46,14 +46,27 @@ def test_bounce_study_is_the_same_with_one_and_two_workers():
     assert not np.array_equal(one["y_test"][0], one["y_test"][1])          # the splits do differ
 
 
+def _where(task, rng):
+    from distributed import get_worker   # raises ValueError outside a Dask worker
+    return get_worker().address, rng.standard_normal()
+
+
 def test_bounce_study_on_a_dask_local_cluster():
     joblib = pytest.importorskip("joblib")
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
         with joblib.parallel_config(backend="dask"):
+            places = fan_out(_where, range(4), random_state=3, n_jobs=-1)
             on_cluster = _small_study(-1)
-        assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.task_groups)) > 0  # it ran there
+        workers = set(cluster.workers[name].address for name in cluster.workers)
+    assert {address for address, _ in places} <= workers          # every task ran on a worker of the cluster
+    np.testing.assert_array_equal([draw for _, draw in places],
+                                  [draw for _, draw in fan_out(_draw_one, range(4), random_state=3, n_jobs=1)])
     reference = _small_study(1)
     for key in reference:
         np.testing.assert_array_equal(on_cluster[key], reference[key], err_msg=key)
+
+
+def _draw_one(task, rng):
+    return task, rng.standard_normal()
