@@ -1,15 +1,14 @@
-"""Do two seeds at the defaults give the same answers?  (issue 17's done-when; not a unit test: minutes)
+"""Do two seeds at the defaults give the same answers?  (issues 17 and 25; not a unit test: a few minutes)
 
-Each row records its run time (seconds_per_run, two runs a row); data/results/seed_agreement.json holds the last
-committed run's (there: 43 s thyroid, 395 s heart, 24 s KGS per run, on a shared 2-core machine).
+    python benchmarks/agreement.py [--only billiard|hmc|kgs] [--out data/results/seed_agreement.json]
 
-    python benchmarks/agreement.py [--out data/results/seed_agreement.json]
-
-Billiard (BayesianTransduction defaults, n_bounces="auto") on one 60:40 split of thyroid (sigma = 3) and of
-heart (sigma = 10), the paper's kernel widths; KGS (BayesPointMachine defaults, n_samples="auto") on the
+BayesianTransduction (n_bounces="auto") on one 60:40 split of thyroid (sigma = 3) and of heart (sigma = 10),
+the paper's kernel widths, with each sampler: the default (sampler="auto", i.e. exact HMC, `kgslab.hmc`) and
+the paper's kernel billiard (sampler="billiard"); KGS (BayesPointMachine defaults, n_samples="auto") on the
 76-point set with 10% of its labels flipped, q = 0.1, voting on 760 fresh test points (notebook 08's set-up).
 For each: the share of test labels that change between seed 1 and seed 2, the mean and largest |p
-difference|, the largest R-hat and MC error each run reports, and the run time.
+difference|, the largest R-hat and MC error each run reports, and the run time (wall and this process's CPU
+time: on a shared machine the CPU time is what a quiet one-core machine takes; BLAS runs on one thread).
 Target (issue 17): under 2% of labels change and mean |p difference| under 0.03.
 """
 
@@ -24,6 +23,7 @@ import warnings
 import numpy as np
 
 from kgslab import data
+from kgslab._blas import blas_threads
 from kgslab.billiard import BayesianTransduction
 from kgslab.kernels import rbf_kernel
 from kgslab.kgs import BayesPointMachine
@@ -42,22 +42,27 @@ def _compare(name, runs, y_test):
             "seconds_per_run": float((t1 + t2) / 2)}
 
 
-def billiard_rows():
+def transduction_rows(sampler):
     rows = []
     for name, loader, sigma in (("thyroid", data.load_thyroid, 3.0), ("heart", data.load_heart, 10.0)):
         X, y = loader()
         X_train, X_test, y_train, y_test = data.random_split(X, y, 0.6, random_state=0)
         K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
-        runs, bounces, converged = [], [], []
+        runs, bounces, converged, cpu_seconds = [], [], [], []
         for seed in (1, 2):
-            started = time.perf_counter()
-            model = BayesianTransduction(random_state=seed).fit(K, y_train)
-            p_plus = model.predict_proba(K_test)[:, 1]
+            started, cpu = time.perf_counter(), time.process_time()
+            model = BayesianTransduction(random_state=seed, sampler=sampler).fit(K, y_train)
+            with blas_threads():
+                p_plus = model.predict_proba(K_test)[:, 1]
             runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started))
-            bounces.append(int(model._last.run.n_bounces))   # per trajectory, as the "auto" run stopped
+            cpu_seconds.append(time.process_time() - cpu)
+            bounces.append(int(model._last.run.n_bounces))   # per trajectory / chain, as the "auto" run stopped
             converged.append(bool(model._last.run.converged))
-        rows.append(_compare(f"billiard, {name} (sigma = {sigma:g}), one 60:40 split", runs, y_test))
-        rows[-1]["bounces_per_trajectory"], rows[-1]["converged"] = bounces, converged
+        what = "billiard" if sampler == "billiard" else "exact HMC (the default, sampler='auto')"
+        rows.append(_compare(f"{what}, {name} (sigma = {sigma:g}), one 60:40 split", runs, y_test))
+        rows[-1]["cpu_seconds_per_run"] = float(np.mean(cpu_seconds))
+        rows[-1]["bounces_per_trajectory" if sampler == "billiard" else "bounces_per_chain"] = bounces
+        rows[-1]["converged"] = converged
     return rows
 
 
@@ -85,25 +90,28 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="also write the rows as JSON to this file (rows of the other sampler "
                                       "already in it are kept with --only)")
-    parser.add_argument("--only", choices=["billiard", "kgs"], help="run one sampler's rows only")
+    parser.add_argument("--only", choices=["billiard", "hmc", "kgs"], help="run one sampler's rows only")
     args = parser.parse_args(argv)
     warnings.simplefilter("always")
-    rows = (billiard_rows() if args.only != "kgs" else []) + (kgs_rows() if args.only != "billiard" else [])
+    rows = ((transduction_rows("auto") if args.only in (None, "hmc") else [])
+            + (transduction_rows("billiard") if args.only in (None, "billiard") else [])
+            + (kgs_rows() if args.only in (None, "kgs") else []))
     for row in rows:
         verdict = "meets" if row["labels_changed"] < 0.02 and row["mean_abs_p_difference"] < 0.03 else "MISSES"
         print(f"{row['problem']}: labels changed {row['labels_changed']:.1%}, mean |dp| "
               f"{row['mean_abs_p_difference']:.4f} (max {row['max_abs_p_difference']:.3f}), max R-hat "
               f"{row['max_rhat']:.4f}, max MC error {row['max_mc_error']:.4f}, {row['seconds_per_run']:.1f} s a run "
+              f"({row.get('cpu_seconds_per_run', float('nan')):.1f} s CPU) "
               f"-> {verdict} the target (< 2% labels, mean |dp| < 0.03)")
     if args.out:
         command = f"python benchmarks/agreement.py{' --only ' + args.only if args.only else ''} --out {args.out}"
         for row in rows:
             row["command"] = command
         if args.only and os.path.exists(args.out):
+            prefix = {"billiard": "billiard", "hmc": "exact HMC", "kgs": "KGS"}[args.only]
             with open(args.out) as handle:
-                kept = [row for row in json.load(handle)["rows"] if not row["problem"].startswith(args.only)
-                        and not (args.only == "kgs" and row["problem"].startswith("KGS"))]
-            rows = kept + rows if args.only == "kgs" else rows + kept
+                kept = [row for row in json.load(handle)["rows"] if not row["problem"].startswith(prefix)]
+            rows = kept + rows
         with open(args.out, "w") as handle:
             json.dump({"command": "python benchmarks/agreement.py --out " + args.out + " (each row: its own command)",
                        "rows": rows}, handle, indent=1)

@@ -58,7 +58,7 @@ import numpy as np
 from scipy.linalg.blas import daxpy, drot
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._estimator import (COUNT, COUNT0, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES, KERNEL_CONSTRAINTS, N_DRAWS,
@@ -70,6 +70,7 @@ from .billiard_reference import hoeffding_bounces as _hoeffding_bounces   # priv
 from ._estimator import ConvergenceReport, LatestRun
 from .diagnostics import summarise
 from .stopping import check_targets, run_until_converged
+from .hmc import hmc_run
 from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent, start_alpha,
                            version_space_start)
 
@@ -519,19 +520,27 @@ def transductive_confidence(p_plus) -> np.ndarray:
 
 
 class BayesianTransduction(ConvergenceReport, KernelClassifier):
-    """Bayesian transduction by the kernel billiard: labels by argmax p^y (eq. 6), confidence by eq. (7).
+    """Bayesian transduction: labels by argmax p^y (eq. 6), confidence by eq. (7), volumes by a sampler.
 
     `fit` checks that version space exists and finds the starting point; each call of `predict`,
-    `predict_proba` or `confidence` flies `n_chains` trajectories for all the points it is given (n_bounces
-    "auto": until every p+ has MC error < target_error and R-hat < 1.01).  The trajectories depend only on the
-    training data and the seed drawn at fit time, never on the test points; with a fixed n_bounces a point
-    gets the same p+ whichever batch it comes in, with "auto" the same up to its MC error.
+    `predict_proba` or `confidence` runs the sampler for all the points it is given.  `sampler`:
+
+    * "billiard": the paper's kernel billiard, `n_chains` trajectories (default 4) of `n_bounces` bounces, or
+      n_bounces "auto": until every p+ has MC error < target_error and R-hat < 1.01 (at most max_bounces).
+    * "hmc": exact Hamiltonian Monte Carlo on the Gaussian truncated to version space (`kgslab.hmc`, the same
+      posterior), `n_chains` chains (default 16) run to the same rule; n_bounces must be "auto".
+    * "auto" (default): "hmc" when n_bounces is "auto" (it reaches the converged answer several times
+      faster, benchmarks/sampler_ess.py), the billiard when a number of bounces is asked for.
+
+    burn_in, refresh_every and max_bounces are the billiard's.  The samplers depend only on the training data
+    and the seed drawn at fit time, never on the test points; with a fixed n_bounces a point gets the same p+
+    whichever batch it comes in, with "auto" the same up to its MC error.
     After a call, `rhat_`, `ess_` and `mc_error_` hold the diagnostics of its points.
     """
 
     _parameter_constraints = {**KERNEL_CONSTRAINTS, "n_bounces": N_DRAWS, "lam": [NON_NEGATIVE], "burn_in": [COUNT0],
-                              "refresh_every": [Interval(Real, 1, None, closed="left"), None], "n_chains": [COUNT],
-                              "target_error": [TARGET_ERROR],
+                              "refresh_every": [Interval(Real, 1, None, closed="left"), None], "n_chains": [COUNT, None],
+                              "sampler": [StrOptions({"auto", "billiard", "hmc"})], "target_error": [TARGET_ERROR],
                               "max_bounces": [Interval(Integral, 8, MAX_BOUNCES, closed="both")],
                               "random_state": RANDOM_STATE}
     _precomputed_expected_failures = SAMPLER_PRECOMPUTED_EXPECTED_FAILURES
@@ -539,7 +548,8 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
     _auto_expected_failures = TRANSDUCTION_AUTO_EXPECTED_FAILURES
 
     def __init__(self, n_bounces="auto", lam=0.0, kernel="precomputed", L=1.0, burn_in=100,
-                 refresh_every=None, n_chains=4, target_error=0.01, max_bounces=1_000_000, random_state=None):
+                 refresh_every=None, n_chains=None, target_error=0.01, max_bounces=1_000_000, random_state=None,
+                 sampler="auto"):
         self.n_bounces = n_bounces
         self.lam = lam
         self.kernel = kernel
@@ -550,6 +560,7 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
         self.target_error = target_error
         self.max_bounces = max_bounces
         self.random_state = random_state
+        self.sampler = sampler
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -557,7 +568,11 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
             if isinstance(self.n_bounces, str):
                 raise ValueError(f"n_bounces must be a positive integer or 'auto', got {self.n_bounces!r}")
             as_positive_int(self.n_bounces, "n_bounces", minimum=1)
-        as_positive_int(self.n_chains, "n_chains")
+        if self.n_chains is not None:
+            as_positive_int(self.n_chains, "n_chains")
+        if self.sampler == "hmc" and not (isinstance(self.n_bounces, str) and self.n_bounces == "auto"):
+            raise ValueError(f"n_bounces must be 'auto' with sampler='hmc' (exact HMC runs to its convergence "
+                             f"rule; a number of bounces is the billiard's), got {self.n_bounces!r}")
         check_targets(self.target_error, 1.01, self.max_bounces, "max_bounces")
         lam = as_scalar(self.lam, "lam", low=0.0)
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
@@ -567,10 +582,21 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
         self._last = LatestRun()
         return self
 
+    def _sampler(self):
+        """"billiard" or "hmc": the one `sampler` names, or for "auto" the faster one for this run length."""
+        if self.sampler != "auto":
+            return self.sampler
+        return "hmc" if isinstance(self.n_bounces, str) and self.n_bounces == "auto" else "billiard"
+
     def _p_plus(self, K_test):
-        run = billiard_run(self.gram_, self.y_, K_test, self.n_bounces, n_chains=self.n_chains, lam=self.lam,
-                           burn_in=self.burn_in, refresh_every=self.refresh_every, target_error=self.target_error,
-                           max_bounces=self.max_bounces, random_state=self.seed_, start=self.start_)
+        if self._sampler() == "hmc":
+            run = hmc_run(self.gram_, self.y_, K_test, "auto", n_chains=self.n_chains or 16, lam=self.lam,
+                          target_error=self.target_error, random_state=self.seed_, start=self.start_)
+        else:
+            run = billiard_run(self.gram_, self.y_, K_test, self.n_bounces, n_chains=self.n_chains or 4,
+                               lam=self.lam, burn_in=self.burn_in, refresh_every=self.refresh_every,
+                               target_error=self.target_error, max_bounces=self.max_bounces,
+                               random_state=self.seed_, start=self.start_)
         self._last.run = run
         return run.p_plus
 

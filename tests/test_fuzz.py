@@ -890,6 +890,32 @@ for _name in ("billiard_run", "billiard_probabilities"):
              _BILLIARD_KINDS, skip_bad=_BILLIARD_SKIP, max_examples=6,
              run=_rhat_may_be_infinite(getattr(_billiard, _name)))
 RESULT_TYPES["kgslab.billiard.BilliardRun"] = "the result of billiard_run"
+
+# ---- exact HMC in version space ------------------------------------------------------------------------------
+
+from kgslab import hmc as _hmc  # noqa: E402
+
+
+def _run_hmc_chains(n_iterations, **kwargs):
+    sampler = _hmc.VersionSpaceHMC(**kwargs)
+    sampler.run(n_iterations)
+    return sampler.draws()
+
+
+register("kgslab.hmc.VersionSpaceHMC",
+         billiard_problem(n_chains=st.integers(1, 3), lam=nonneg, random_state=seed, n_iterations=st.integers(0, 4)),
+         {"K": "psd_gram", "y": "pm1", "K_test": "cross", "n_chains": "count", "lam": "nonneg",
+          "random_state": "seed", "n_iterations": "iterations"}, run=_run_hmc_chains,
+         skip_bad={"K_test": {"None"}, "n_iterations": {"0"}}, max_examples=6)
+_HMC_KINDS = {"K": "psd_gram", "y": "pm1", "K_test": "cross", "n_iterations": "iterations", "n_chains": "count",
+              "lam": "nonneg", "burn_in": "count0", "target_error": "positive", "target_rhat": "positive",
+              "max_iterations": "count", "random_state": "seed"}
+for _name in ("hmc_run", "hmc_probabilities"):
+    register(f"kgslab.hmc.{_name}",
+             billiard_problem(n_iterations=st.integers(4, 12), n_chains=st.integers(1, 3), lam=nonneg,
+                              burn_in=st.integers(0, 3), random_state=seed),
+             _HMC_KINDS, max_examples=6, run=_rhat_may_be_infinite(getattr(_hmc, _name)))
+RESULT_TYPES["kgslab.hmc.HMCRun"] = "the result of hmc_run"
 register("kgslab.billiard.transductive_confidence", _probabilities.map(lambda p: {"p_plus": p}),
          {"p_plus": "vector"}, skip_bad={"p_plus": {"one entry short", "2-d"}})
 
@@ -910,7 +936,7 @@ register_estimator("kgslab.billiard.BayesianTransduction", BayesianTransduction,
                    {"lam": "nonneg", "n_bounces": "iterations", "burn_in": "count0", "refresh_every": "positive",
                     "n_chains": "count", "target_error": "positive", "max_bounces": "count",
                     "random_state": "seed", "L": "positive", "kernel": "language"},
-                   skip_bad={"refresh_every": {"None"}})
+                   skip_bad={"refresh_every": {"None"}, "n_chains": {"None"}})
 
 # ---- papers ---------------------------------------------------------------------------------------------
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +24,8 @@ from .._validation import (as_correct_flags, as_float_array, as_generator, as_ma
                            as_positive_int, as_probabilities, as_scalar, as_vector, check_random_state_kind, check_work_budget)
 from ..billiard import MAX_BOUNCES, KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence
 from ..data.uci import random_split
+from ..hmc import hmc_run
+from ._parallel import fan_out
 from ..kernels import rbf_kernel
 from ..versionspace import version_space_start
 
@@ -265,20 +269,25 @@ PAPER_SIGMA = {"thyroid": 3.0, "heart": 10.0}
 
 
 def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=2, auto=0,
-                 train_fraction=0.6, C=1e6, burn_in=100, random_state=None, progress=None):
+                 train_fraction=0.6, C=1e6, burn_in=100, random_state=None, progress=None, n_jobs=None):
     """Figure 2's experiment with its Monte Carlo error in view, on random splits (features standardised).
 
     Per split: the SVM with a bias (sklearn SVC, C large, as in `compare_with_svm`), the hard-margin
     perceptron without a bias (the billiard's own start, `versionspace.version_space_start`: the same function
     class as the billiard), and `n_trajectories` independent billiard trajectories read after each number of
     bounces in `levels` (the same trajectories, read again after more bounces; burn-in and refresh as in
-    `billiard.billiard_run`).  On the first `auto` splits, also the estimator's default run (`billiard_run`,
-    n_bounces="auto": 4 trajectories until every p+ has MC error < 0.01 and R-hat < 1.01, or the cap), with
-    its diagnostics.
+    `billiard.billiard_run`).  On the first `auto` splits, also the estimator's default run
+    (`BayesianTransduction()`: exact HMC, `kgslab.hmc.hmc_run`, until every p+ has MC error < 0.01 and
+    R-hat < 1.01), with its diagnostics and its CPU time.
+
+    The splits run through joblib (`n_jobs` workers, -1 for every core; default None: joblib's default, one
+    process unless a `joblib.parallel_config` context such as Dask's backend says otherwise; `write_figure2`
+    uses every core), each with its own generator spawned from `random_state`
+    (`numpy.random.SeedSequence.spawn`), so the result does not depend on the number of workers.
 
     Returns a dict of arrays: y_test (splits, m), svm_decision and svm0_decision (splits, m), p_plus
     (levels, splits, trajectories, m) and, if auto > 0, auto_p_plus, auto_mc_error, auto_rhat (auto, m),
-    auto_n_bounces and auto_converged (auto,).
+    auto_n_bounces (HMC bounces per chain), auto_seconds and auto_converged (auto,).
     """
     X = as_matrix(X, "X")
     y = as_pm1_labels(y, "y", length=X.shape[0], length_of="X")
@@ -300,44 +309,48 @@ def bounce_study(X, y, sigma, n_splits=10, levels=BOUNCE_LEVELS, n_trajectories=
     C = as_scalar(C, "C", low=0.0, low_open=True)
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     _check_progress(progress)
-    rng = as_generator(random_state)
-    keys = ["y_test", "svm_decision", "svm0_decision", "p_plus"]
-    keys += ["auto_p_plus", "auto_mc_error", "auto_rhat", "auto_n_bounces", "auto_converged"] if auto else []
-    study = {key: [] for key in keys}
-    with blas_threads():
-        for split in range(n_splits):
-            X_train, X_test, y_train, y_test = random_split(X, y, train_fraction, random_state=rng)
-            _check_two_classes(y_train)
-            K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
-            study["y_test"].append(y_test)
-            study["svm_decision"].append(SVC(kernel="precomputed", C=C).fit(K, y_train).decision_function(K_test))
-            start = version_space_start(K, y_train)
-            study["svm0_decision"].append(K_test @ start)
-            balls = [KernelBilliard(K, y_train, K_test, start=start, random_state=child)
-                     for child in rng.spawn(n_trajectories)]
-            for ball in balls:
-                ball.warm_up(burn_in, max(10, len(y_train)))
-            readings, done = [], 0
-            for level in levels:
-                for ball in balls:
-                    ball.run(level - done)
-                readings.append([ball.p_plus for ball in balls])
-                done = level
-            study["p_plus"].append(readings)
-            if split < auto:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ConvergenceWarning)   # recorded in auto_converged
-                    run = billiard_run(K, y_train, K_test, "auto", burn_in=burn_in, start=start,
-                                       random_state=rng.spawn(1)[0])
-                for key, value in (("p_plus", run.p_plus), ("mc_error", run.mc_error), ("rhat", run.rhat),
-                                   ("n_bounces", run.n_bounces), ("converged", run.converged)):
-                    study[f"auto_{key}"].append(value)
-            if progress is not None:
-                progress(split + 1)
-    study = {key: np.array(value) for key, value in study.items()}
+    settings = dict(sigma=sigma, levels=levels, n_trajectories=n_trajectories, train_fraction=train_fraction,
+                    C=C, burn_in=burn_in)
+    tasks = [(split, split < auto) for split in range(n_splits)]
+    rows = fan_out(partial(_study_split, X, y, settings), tasks, random_state, n_jobs, progress)
+    study = {key: np.array([row[key] for row in rows if key in row]) for key in rows[0]}   # auto_*: first splits
     study["p_plus"] = study["p_plus"].transpose(1, 0, 2, 3)          # (levels, splits, trajectories, m)
     study["levels"] = np.array(levels)
     return study
+
+
+def _study_split(X, y, settings, task, rng):
+    """One split of `bounce_study` with its own generator: a dict of that split's arrays."""
+    _, with_auto = task
+    X_train, X_test, y_train, y_test = random_split(X, y, settings["train_fraction"], random_state=rng)
+    _check_two_classes(y_train)
+    sigma = settings["sigma"]
+    K, K_test = rbf_kernel(X_train, L=sigma), rbf_kernel(X_test, X_train, L=sigma)
+    row = {"y_test": y_test,
+           "svm_decision": SVC(kernel="precomputed", C=settings["C"]).fit(K, y_train).decision_function(K_test)}
+    start = version_space_start(K, y_train)
+    row["svm0_decision"] = K_test @ start
+    balls = [KernelBilliard(K, y_train, K_test, start=start, random_state=child)
+             for child in rng.spawn(settings["n_trajectories"])]
+    for ball in balls:
+        ball.warm_up(settings["burn_in"], max(10, len(y_train)))
+    readings, done = [], 0
+    for level in settings["levels"]:
+        for ball in balls:
+            ball.run(level - done)
+        readings.append([ball.p_plus for ball in balls])
+        done = level
+    row["p_plus"] = readings
+    if with_auto:
+        started = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)   # recorded in auto_converged
+            run = hmc_run(K, y_train, K_test, "auto", start=start, random_state=rng.spawn(1)[0])
+        row["auto_seconds"] = time.process_time() - started
+        for key, value in (("p_plus", run.p_plus), ("mc_error", run.mc_error), ("rhat", run.rhat),
+                           ("n_bounces", run.n_bounces), ("converged", run.converged)):
+            row[f"auto_{key}"] = value
+    return row
 
 
 def _as_study(study):
@@ -492,9 +505,9 @@ def agreement(p_first, p_second):
 
 # ---- the paper-sized run, committed to data/results/ ----------------------------------------------------
 
-def write_figure2(path, name, n_splits=100, auto=10, random_state=1999):
+def write_figure2(path, name, n_splits=100, auto=100, random_state=1999, n_jobs=-1):
     """`bounce_study` on data set `name` (thyroid or heart, the paper's sigma) with "auto" on the first
-    `auto` splits; a JSON file at `path`."""
+    `auto` splits (default: all), its splits through joblib (`n_jobs`); a JSON file at `path`."""
     from .. import data
 
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or str(path) == "":
@@ -508,16 +521,22 @@ def write_figure2(path, name, n_splits=100, auto=10, random_state=1999):
         raise ValueError(f"auto must be <= n_splits ({n_splits}): it counts the splits with the 'auto' run, got {auto}")
     check_random_state_kind(random_state)
     X, y = {"thyroid": data.load_thyroid, "heart": data.load_heart}[name]()
+    started = time.perf_counter()
     study = bounce_study(X, y, PAPER_SIGMA[name], n_splits=n_splits, auto=auto, random_state=random_state,
-                         progress=lambda done: print(f"{name}: {done}/{n_splits} splits", flush=True))
+                         progress=lambda done: print(f"{name}: {done}/{n_splits} splits", flush=True),
+                         n_jobs=n_jobs)
+    wall = time.perf_counter() - started
     payload = {"command": f"{FIGURE2_COMMAND} {name} --auto {auto}",
                "what": "bounce_study: y_test, svm_decision, svm0_decision (splits, m); p_plus "
                        "(levels, splits, trajectories, m) from independent trajectories read at each level; "
-                       "auto_* from the estimator's default run (n_bounces='auto', 4 trajectories) on the "
-                       "first splits",
+                       "auto_* from the estimator's default run (BayesianTransduction(): exact HMC, 16 "
+                       "chains until every MC error < 0.01 and R-hat < 1.01; auto_n_bounces per chain, "
+                       "auto_seconds its CPU time) on the first auto_splits splits",
+               "wall_seconds": round(wall, 1),
                "settings": {"data": name, "sigma": PAPER_SIGMA[name], "n_splits": n_splits, "auto_splits": auto,
                             "levels": list(BOUNCE_LEVELS), "n_trajectories": 2, "train_fraction": 0.6, "C": 1e6,
-                            "random_state": random_state},
+                            "random_state": random_state, "auto_sampler": "hmc",
+                            "seeds": "one generator per split, spawned from random_state (independent of n_jobs)"},
                "study": {key: np.round(value, 6).tolist() if value.dtype.kind == "f" else value.tolist()
                          for key, value in study.items()}}
     path = Path(path)
@@ -553,11 +572,13 @@ def main(argv=None):
                                      description="Write the paper-sized run of notebook 09 (bt1999_figure2_DATA.json).")
     parser.add_argument("run", choices=["figure2"], help="figure2: bounce_study with 'auto' on the first splits")
     parser.add_argument("data", choices=["thyroid", "heart"])
-    parser.add_argument("--auto", type=int, default=10, help="splits with the 'auto' run (default 10)")
+    parser.add_argument("--auto", type=int, default=100, help="splits with the 'auto' run (default 100: all)")
+    parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: every core); the "
+                                                                  "numbers do not depend on it")
     parser.add_argument("--out", help=OUT_HELP)
     arguments = parser.parse_args(argv)
     print(write_figure2(output_path(f"bt1999_figure2_{arguments.data}.json", arguments.out), arguments.data,
-                        auto=arguments.auto))
+                        auto=arguments.auto, n_jobs=arguments.n_jobs))
 
 
 if __name__ == "__main__":
