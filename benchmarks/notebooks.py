@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BUDGET_SECONDS = 30.0
 BUDGET_MB = 512.0
 POLL_SECONDS = 0.2
+LOADED = 1.5   # 1-minute load average above which a run counts as under load (the run itself adds about 1)
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                        "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
 
@@ -153,17 +154,22 @@ def main(argv=None) -> int:
     header = f"| {'notebook':<28} | {'run':<19} | {'wall s':>6} | {'CPU s':>6} | {'peak MB':>7} | {'polled MB':>9} | budget |"
     print(header)
     for kind, path in runs:
+        load_before = load_average()
         result = run_notebook(path, per_cell=args.cells)
         loads.append(load_average())
-        within = result["wall"] <= BUDGET_SECONDS and result["peak"] <= BUDGET_MB
+        # on a loaded machine the kernel waits for its core: its CPU time is then the time it would take alone
+        loaded_row = max(load_before, loads[-1]) > LOADED
+        seconds = result["cpu"] if loaded_row else result["wall"]
+        within = seconds <= BUDGET_SECONDS and result["peak"] <= BUDGET_MB
+        verdict = ("ok" if within else "OVER") + ("*" if loaded_row else "")
         row = (f"| {path.stem:<28} | {kind:<19} | {result['wall']:>6.1f} | {result['cpu']:>6.1f} | "
-               f"{result['peak']:>7.0f} | {result['polled']:>9.0f} | {'ok' if within else 'OVER'} |")
+               f"{result['peak']:>7.0f} | {result['polled']:>9.0f} | {verdict:<6} |")
         rows.append((row, within))
         print(row, flush=True)
         for cell_id, seconds, peak, rss in result["cells"]:
             print(f"    cell {cell_id:<10} {seconds:7.2f} s  peak {peak:6.0f} MB  after {rss:6.0f} MB", flush=True)
 
-    loaded = max(loads) > 1.5
+    loaded = max(loads) > LOADED
     lines = [
         "# Notebooks on one core: time and peak kernel memory",
         "",
@@ -177,15 +183,15 @@ def main(argv=None) -> int:
         "",
         ("**Measured under load**" if loaded else "Measured on a quiet machine") +
         f": 1-minute load average {min(loads):.1f}-{max(loads):.1f} during the run "
-        "(this run itself adds about 1)" + (": the wall times are inflated (the CPU times are not)." if loaded
-                                             else "."),
+        "(this run itself adds about 1)" + (": the wall times are inflated (the CPU times are not). A budget "
+                                             "verdict marked * judges the time by the CPU time (the load average "
+                                             f"was above {LOADED} during that run)." if loaded else "."),
         "",
         header,
         "| " + " | ".join("-" * n for n in (28, 19)) + " | " + " | ".join("-" * n for n in (6, 6, 7, 9)) + ":| :----: |",
     ] + [row for row, _ in rows]
     failed = [row for row, within in rows if not within]
-    summary = (f"{len(rows) - len(failed)} of {len(rows)} runs within the budget" +
-               (" (wall time measured under load)" if loaded and failed else ""))
+    summary = f"{len(rows) - len(failed)} of {len(rows)} runs within the budget"
     lines += ["", summary]
     print(summary)
     if args.out and not args.names and not args.only:
