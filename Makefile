@@ -9,7 +9,7 @@ NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # Two workers, one per core; loadscope keeps all cells of one notebook on one worker (nbval needs that).
 XDIST := -n 2 --dist loadscope
 
-.PHONY: lab test test-grading test-readme wheel grade bench-grading assignments solutions-zip unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench data run-solutions clean
+.PHONY: lab test test-cores test-grading test-readme wheel grade bench-grading assignments solutions-zip unit browser nbval-solutions nbval-portable nbval-notebooks notebooks check-notebooks bench bench-notebooks data run-solutions clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,7 +28,11 @@ LAB_HIDE := '--ContentsManager.hide_globs=["__pycache__", "*.pyc", "*.pyo", ".DS
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(AS_ROOT) $(LAB_HIDE) $(LAB_ARGS) notebooks/
 
-test: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks claims browser
+test: $(STAMP) test-cores browser
+
+# The part of `make test` that keeps two cores busy by itself (pytest -n 2). CI (.ci/run) runs it while the
+# browser tests, the wheel test and the oldest versions' unit tests share the cores (they mostly wait on one process).
+test-cores: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks claims
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest $(XDIST) -m "not wheel and not claims" tests --ignore=tests/browser
@@ -98,6 +102,12 @@ run-solutions: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# Every student notebook blank and every solution, each in a fresh kernel pinned to one core (the script pins
+# itself, as taskset -c 0 would) with one BLAS thread: wall time and peak kernel memory against a seat's budget
+# (30 s, 512 MB), written to benchmarks/notebooks.md. A measurement, not a test (a few minutes; --cells: per cell).
+bench-notebooks: $(STAMP)
+	$(BIN)/python benchmarks/notebooks.py
 
 data: $(STAMP)
 	$(BIN)/python -m kgslab.data build

@@ -23,8 +23,11 @@ def _describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:
+def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None, *, copy: bool = True) -> np.ndarray:
     """Return `value` as a finite float array with the expected number of dimensions.
+
+    A new array unless copy=False, which returns a C-ordered float array as it came (for a caller that only
+    reads it: a large one is not doubled in memory).
 
     Numbers written as text ("1.5"), complex numbers (numpy would drop the
     imaginary part with only a warning) and dates are refused: each would turn
@@ -40,7 +43,7 @@ def as_float_array(value, name: str, ndim: int | tuple[int, ...] | None = None) 
     try:
         # C order whatever came (a DataFrame's values are Fortran-ordered): LAPACK's rounding depends on the
         # layout, and a chaotic sampler (the billiard) turns that into a different answer for the same numbers.
-        array = raw.astype(float, order="C")
+        array = raw.astype(float, order="C", copy=copy)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be an array of numbers, got {_describe(value)}") from err
     if ndim is not None:

@@ -5,6 +5,7 @@ notebook in it has a solution region, and `python -m kgslab.notebooks DEST --sol
 without solutions says where instructors get them.  (`make wheel-test` installs the wheel for real.)
 """
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -21,7 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel_names(tmp_path_factory):
     folder = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(folder)],
+    # built from a copy: pip builds in the source tree (build/, *.egg-info), and CI runs this module in the newest
+    # and the oldest environment at the same time (.ci/run), which must not share one build folder
+    source = folder / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".ipynb_checkpoints",
+        "screenshots", "course"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(folder)],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     (wheel,) = folder.glob("kgslab-*.whl")
