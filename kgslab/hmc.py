@@ -91,7 +91,7 @@ class VersionSpaceHMC:
         self._span = kernel_span(K, lam=self.lam) if span is None else span
         gram = self._span.gram
         l = gram.shape[0]
-        self.y = as_pm1_labels(y, "y", length=l)
+        self.y = as_pm1_labels(y, "y", length=l, length_of="K")
         K_test = np.zeros((0, l)) if K_test is None else as_cross_kernel(K_test, l, "K_test")
         self.n_chains = as_positive_int(n_chains, "n_chains")
         self.n_snapshots = as_positive_int(n_snapshots, "n_snapshots")
