@@ -54,7 +54,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
 from ._validation import (as_bool, as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
-                          as_scalar, check_random_state_kind, check_work_budget)
+                          as_scalar, as_vector, check_random_state_kind, check_work_budget)
 from .versionspace import kernel_coordinates, max_margin
 
 __all__ = [
@@ -242,20 +242,29 @@ def _bound(gram, y, alpha, a) -> NovikoffBound:
                          worst_case_bound=float(worst_case))
 
 
-def novikoff_bound(K, y, a: float) -> NovikoffBound:
-    """Part (d): the bound (R / gamma)^2 from the w of part (c).
+def novikoff_bound(K, y, a: float, alpha=None) -> NovikoffBound:
+    """Part (d): the bound (R / gamma)^2 for w = sum_i alpha_i phi~(x_i), by default the w of part (c).
 
-    alpha = (K + aI)^{-1} y gives functional margin 1 on every point and
+    alpha = (K + aI)^{-1} y (the default) gives functional margin 1 on every point and
     ||w||^2 = y' (K + aI)^{-1} y, so with R^2 = max_i K_ii + a (1 + a for a
     normalised K) the perceptron on K + aI makes at most
 
         R^2 y' (K + aI)^{-1} y  <=  m R^2 / a
 
     updates, in any order of the examples.  a = 0 is accepted when K itself is
-    non-singular (e.g. an RBF kernel on distinct points).
+    non-singular (e.g. an RBF kernel on distinct points).  Any other `alpha` whose w
+    separates the training set (functional margin > 0) gives its own bound
+    R^2 ||w||^2 / margin^2; one that does not is refused.
     """
     gram, y, a = _modified_gram(K, y, a, a_low_open=False)
-    alpha = cho_solve(_cholesky(gram, a), y)
+    if alpha is None:
+        alpha = cho_solve(_cholesky(gram, a), y)
+    else:
+        alpha = as_vector(alpha, "alpha", length=gram.shape[0], length_of="K")
+        margin = float(np.min(y * (gram @ alpha)))
+        if not margin > 0:
+            raise ValueError(f"alpha must give a w that separates the training set (functional margin > 0), "
+                             f"got margin {margin:.3g}")
     return _bound(gram, y, alpha, a)
 
 

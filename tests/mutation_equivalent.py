@@ -117,11 +117,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "the labels are -1 and +1, so dividing by them is multiplying by them",
     },
     "nb07_exercise_5d": {
-        "line 5: .min -> .max in `functional_margin = np.min(y * (K_tilde @ alpha))`":
-            "the alpha of (c) solves K~ alpha = y, so y * (K~ alpha) = y * y = 1 at every point: its min is its max",
-        "line 5: Mult -> Div in `functional_margin = np.min(y * (K_tilde @ alpha))`":
-            "K~ alpha = y, so y / (K~ alpha) = 1 = y * (K~ alpha) at every point",
-        "line 7: diag(x, ...) -> x in `radius_squared = np.max(np.diag(K_tilde))`":
+        "line 8: diag(x, ...) -> x in `radius_squared = np.max(np.diag(K_tilde))`":
             "the largest entry of a positive semi-definite matrix is on its diagonal (|K_ij| <= sqrt(K_ii K_jj))",
     },
     "nb08_exercise_2": {

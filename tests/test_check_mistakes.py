@@ -44,6 +44,10 @@ WRONG = [
      "one iteration too few"),
     ("10_noisy_kfd", "nb10_exercise_4", "for _ in range(max_iter):", "for _ in range(max_iter + 1):",
      "one iteration too many"),
+    ("07_kernel_perceptron", "nb07_exercise_5d", "radius_squared / gamma**2", "radius_squared / gamma",
+     "the bound without its square"),
+    ("07_kernel_perceptron", "nb07_exercise_5d", "np.min(y * (K_tilde @ alpha))", "np.max(y * (K_tilde @ alpha))",
+     "the largest margin for the smallest"),
 ]
 
 
@@ -64,8 +68,9 @@ def test_the_issues_wrong_functions_get_a_cross(stem, key, old, new, what):
         verdict.text
 
 
-def test_07d_missing_square_is_the_same_function_on_every_valid_input():
-    """y * (K~ alpha) = y * y = 1 for the alpha of (c), so margin**2 == margin: no case can tell (see notes/27.md)."""
+def test_07d_the_alpha_of_c_alone_could_not_tell_the_missing_square():
+    """Why 5(d) takes an alpha: y * (K~ alpha) = y * y = 1 for the alpha of (c), so margin**2 == margin there and
+    only a w of another margin (the check's last two cases) shows a bound without its square."""
     rng = np.random.default_rng(0)
     for _ in range(20):
         m = int(rng.integers(2, 12))
@@ -74,6 +79,9 @@ def test_07d_missing_square_is_the_same_function_on_every_valid_input():
         K, a = X @ X.T, float(rng.uniform(0.01, 2.0))
         alpha = np.linalg.solve(K + a * np.eye(m), y)
         assert np.isclose(np.min(y * ((K + a * np.eye(m)) @ alpha)), 1.0)
+    margins = [case.args[1] * ((case.args[0] + case.args[2] * np.eye(len(case.args[1]))) @ case.args[3])
+               for case in check.exercises()["nb07_exercise_5d"].cases() if len(case.args) == 4]
+    assert len(margins) == 2 and all(np.min(margin) > 0 and not np.isclose(np.min(margin), 1.0) for margin in margins)
 
 
 def test_a_top_noise_level_of_3_is_as_large_as_the_signal():

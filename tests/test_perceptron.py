@@ -267,3 +267,22 @@ def test_xor_data_is_balanced_and_not_linearly_separable():
         assert not KernelPerceptron(kernel="linear", max_epochs=50).fit(X, y).converged_
     with pytest.raises(ValueError, match="noise must be >= 0"):
         xor_data(10, noise=-1.0)
+
+
+def test_the_bound_of_any_separating_w_is_r2_norm2_over_margin2():
+    # Part (d) for a w other than (c)'s: the kernel perceptron's own w on K~, whose margins differ from point to
+    # point, against the three numbers computed by hand; a w that does not separate is refused.
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((14, 3))
+    y = np.where(rng.random(14) < 0.5, -1.0, 1.0)
+    K, a = rbf_kernel(X, L=1.0), 0.3
+    K_tilde = K + a * np.eye(14)
+    alpha = kernel_perceptron(K_tilde, y, max_epochs=1000).alpha * y
+    margins = y * (K_tilde @ alpha)
+    assert margins.min() > 0 and not np.isclose(margins.min(), 1.0)
+    result = novikoff_bound(K, y, a, alpha)
+    expected = np.max(np.diag(K_tilde)) * (alpha @ K_tilde @ alpha) / margins.min() ** 2
+    assert result.bound == pytest.approx(expected, rel=1e-12)
+    assert result.functional_margin == pytest.approx(margins.min(), rel=1e-12)
+    with pytest.raises(ValueError, match="alpha must give a w that separates the training set"):
+        novikoff_bound(K, y, a, -alpha)

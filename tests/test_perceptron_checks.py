@@ -35,9 +35,10 @@ def dual_perceptron(K, y, max_epochs):
     return alpha
 
 
-def novikoff(K, y, a):
+def novikoff(K, y, a, alpha=None):
     K_tilde = K + a * np.eye(len(y))
-    alpha = np.linalg.solve(K_tilde, y)
+    if alpha is None:
+        alpha = np.linalg.solve(K_tilde, y)
     margin = np.min(y * (K_tilde @ alpha))
     norm_w2 = alpha @ K_tilde @ alpha
     R2 = np.max(np.diag(K_tilde))
@@ -79,14 +80,14 @@ def test_near_misses_are_caught(capsys):
 
 # ---- issue 16: hints in tiers, and answers of the exam that are not the exam's ----------------------
 
-def worst_case_bound(K, y, a):
+def worst_case_bound(K, y, a, alpha=None):
     """Returns the label-free bound m (1 + a) / a instead of the bound for the w of (c)."""
-    margin, norm_w2, R2, _ = novikoff(K, y, a)
+    margin, norm_w2, R2, _ = novikoff(K, y, a, alpha)
     return margin, norm_w2, R2, len(y) * (1 + a) / a
 
 
-def geometric_margin_in_place_of_functional(K, y, a):
-    margin, norm_w2, R2, bound = novikoff(K, y, a)
+def geometric_margin_in_place_of_functional(K, y, a, alpha=None):
+    margin, norm_w2, R2, bound = novikoff(K, y, a, alpha)
     return margin / np.sqrt(norm_w2), norm_w2, R2, bound
 
 

@@ -80,7 +80,9 @@ SPECIFIED_CODE: dict[str, dict[str, str]] = {
     "09": {"np.cos(arc) * alpha": "the great circle cos t w + sin t v of Figure 1 and of the exercise's statement",
            "np.sin(arc) * beta": "the same",
            "np.cos(arc) * alpha + np.sin(arc) * beta": "the same (Exercise 9.2 states this move, from the paper)",
-           "new_alpha = np.cos(arc) * alpha + np.sin(arc) * beta": "the same"},
+           "new_alpha = np.cos(arc) * alpha + np.sin(arc) * beta": "the same",
+           "data / results / seed_agreement.json": "a result file's path in the prose (it parses as a division), "
+                                                   "cited by the sampler comparison: no code"},
 }
 # Formulas (normalised) and numbers that the task itself states:
 SPECIFIED_FORMULAS: dict[str, dict[str, str]] = {

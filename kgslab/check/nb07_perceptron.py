@@ -70,9 +70,28 @@ def _perceptron_alpha(K, y, max_epochs=100):
     return reference.kernel_perceptron(K, y, max_epochs=max_epochs).alpha
 
 
-def _novikoff(K, y, a):
-    result = reference.novikoff_bound(K, y, a)
+def _novikoff(K, y, a, alpha=None):
+    result = reference.novikoff_bound(K, y, a, alpha)
     return result.functional_margin, result.norm_w_squared, result.radius_squared, result.bound
+
+
+def _bound_cases():
+    """(c)'s cases, then two with an alpha given whose margin is not 1.
+
+    The alpha of (c) has functional margin exactly 1 on every point, where margin, margin^2 and the max of the
+    margins all agree: only a w with another margin shows a bound without its square, or a max for the min.
+    """
+    cases = _modified_cases()
+    X_xor, y_xor = xor_data(16, noise=0.3, random_state=5)
+    K = rbf_kernel(X_xor, L=1.0)
+    twice = 2.0 * reference.separating_alpha(K, y_xor, 0.5)
+    perceptron_w = reference.kernel_perceptron(K + 0.5 * np.eye(16), y_xor, max_epochs=1000).alpha * y_xor
+    return cases + [
+        Case("RBF kernel (L = 1) of 16 XOR points, a = 0.5, alpha = twice the alpha of (c) (functional margin 2)",
+             (K, y_xor, 0.5, twice)),
+        Case("the same, alpha of the kernel perceptron's w on K~ (margins differ from point to point)",
+             (K, y_xor, 0.5, perceptron_w)),
+    ]
 
 
 nb07_exercise_5a = Exercise(
@@ -110,12 +129,14 @@ nb07_exercise_5c = Exercise(
 
 nb07_exercise_5d = Exercise(
     "nb07_exercise_5d", "Question 5(d) (the functional margin and the bound)",
-    _novikoff, _modified_cases, points=3,
+    _novikoff, _bound_cases, points=3,
     closed=("kgslab.perceptron.novikoff_bound", "kgslab.perceptron.best_novikoff_bound"),
     compare=allclose(rtol=1e-7, atol=1e-9),
-    hint="All four numbers concern the weight vector of (c), built from your separating_alpha, and every inner "
+    hint="All four numbers concern the weight vector of the alpha given (by default the one of (c), from your "
+         "separating_alpha), and every inner "
          "product of mapped training points is an entry of K~. The bound of (d) is a classical theorem on the perceptron's "
          "number of updates: it needs the radius of the mapped points and the margin of a unit-length separator.",
-    code_hint="K_tilde = K + a * np.eye(m); alpha = separating_alpha(K, y, a); margin = min(y * (K_tilde @ alpha)); "
+    code_hint="K_tilde = K + a * np.eye(m); alpha = separating_alpha(K, y, a) when alpha is None; "
+              "margin = min(y * (K_tilde @ alpha)); "
               "norm_w_squared = alpha @ K_tilde @ alpha; radius_squared = max(diag(K_tilde)); "
               "bound = radius_squared * norm_w_squared / margin**2.")
