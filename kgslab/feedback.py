@@ -28,8 +28,12 @@ import base64
 import io
 import re
 
-from nbconvert.preprocessors import Preprocessor
-from traitlets import Bool, Int
+try:
+    from nbconvert.preprocessors import Preprocessor
+    from traitlets import Bool, Int                      # nbgrader's configuration system
+except ModuleNotFoundError as missing:      # students never need it: feedback is made on the instructor's side
+    raise ModuleNotFoundError("kgslab.feedback runs inside nbgrader, on the instructor's side: pip install nbgrader "
+                              "(the kit's test extra has it)") from missing
 
 __all__ = ["FiguresForFeedback", "plain_code"]
 

@@ -55,7 +55,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ._blas import blas_threads
-from ._validation import as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_scalar, as_vector
+from ._validation import (as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_scalar, as_vector,
+                          check_work_budget)
 from .diagnostics import summarise
 from .stopping import check_targets, run_until_converged
 from .versionspace import kernel_span, start_alpha
@@ -236,6 +237,9 @@ class VersionSpaceHMC:
     def run(self, n_iterations: int):
         """Fly until every chain has recorded `n_iterations` more iterations."""
         n_iterations = as_positive_int(n_iterations, "n_iterations", minimum=0)
+        # the same cap as hmc_run's, before the loop starts: a run of 10**12 iterations would look like a hang
+        check_work_budget(self.n_iterations + n_iterations, MAX_ITERATIONS, "n_iterations", n_iterations,
+                          "iterations per chain")
         target = self.n_iterations + n_iterations
         with blas_threads():
             while self.n_iterations < target:

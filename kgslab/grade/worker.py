@@ -37,9 +37,13 @@ _LOCK = threading.Lock()
 def nbgrader_config(course: Path):
     """The configuration ``nbgrader autograde`` reads when run in `course`: Jupyter's config folders (lowest
     priority first), then the course's own nbgrader_config.py; the course directory is the root."""
-    from jupyter_core.paths import jupyter_config_path
-    from traitlets.config import Config
-    from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
+    try:            # nbgrader's own configuration system (the kit's test extra, on the instructor's side)
+        from jupyter_core.paths import jupyter_config_path
+        from traitlets.config import Config
+        from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
+    except ModuleNotFoundError as missing:
+        raise ModuleNotFoundError("python -m kgslab.grade runs nbgrader, on the instructor's side: pip install "
+                                  "nbgrader (the kit's test extra has it)") from missing
 
     config = Config()
     for folder in [*reversed(jupyter_config_path()), str(course)]:
