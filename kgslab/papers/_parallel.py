@@ -24,6 +24,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import joblib
+import numpy as np
 
 from .._blas import blas_threads
 from .._validation import as_generator
@@ -40,7 +41,11 @@ def _check_n_jobs(n_jobs):
     return int(n_jobs)
 
 
-def _run_one(function, task, rng):
+def _run_one(function, task, seed):
+    # The task's generator is made where it runs, from its SeedSequence child: a Generator pickled to a worker
+    # loses its seed sequence under NumPy < 2 (a spawn inside the task, as billiard_run's chains do, would then
+    # start from other seeds than in the calling process).  PCG64 of the child is exactly what Generator.spawn gives.
+    rng = np.random.Generator(np.random.PCG64(seed))
     with blas_threads():            # small matrix products: one BLAS thread per task
         return function(task, rng)
 
@@ -56,10 +61,14 @@ def fan_out(function, tasks, random_state=None, n_jobs=None, progress=None):
     n_jobs = _check_n_jobs(n_jobs)
     if len(tasks) <= 1:
         n_jobs = 1                  # one task: no pool to start
-    generators = as_generator(random_state).spawn(len(tasks))
+    seeds = as_generator(random_state).bit_generator.seed_seq.spawn(len(tasks))   # = Generator.spawn's seeds
     results = []
-    calls = (joblib.delayed(_run_one)(function, task, rng) for task, rng in zip(tasks, generators))
-    for result in joblib.Parallel(n_jobs=n_jobs, return_as="generator")(calls):
+    calls = [joblib.delayed(_run_one)(function, task, seed) for task, seed in zip(tasks, seeds)]
+    try:
+        arriving = joblib.Parallel(n_jobs=n_jobs, return_as="generator")(calls)
+    except ValueError:      # a backend that cannot stream results (joblib 1.3's Dask backend): all at once
+        arriving = joblib.Parallel(n_jobs=n_jobs)(calls)
+    for result in arriving:
         results.append(result)
         if progress is not None:
             progress(len(results))
