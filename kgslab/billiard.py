@@ -69,7 +69,7 @@ from ._validation import (as_bool, as_cross_kernel, as_generator, as_pm1_labels,
 from .billiard_reference import hoeffding_bounces as _hoeffding_bounces   # private: not an answer via billiard
 from ._estimator import ConvergenceReport, LatestRun
 from .diagnostics import summarise
-from .stopping import check_targets, run_until_converged
+from .stopping import as_n_draws, check_targets, run_until_converged
 from .hmc import hmc_run
 from .versionspace import (crossing_angle, crossing_angle_scalar, kernel_span, random_tangent, start_alpha,
                            version_space_start)
@@ -441,11 +441,8 @@ def billiard_run(K, y, K_test, n_bounces="auto", *, n_chains: int = 4, lam: floa
     target_error, target_rhat, max_bounces = check_targets(target_error, target_rhat, max_bounces, "max_bounces")
     if epsilon is not None:
         n_bounces = _hoeffding_bounces(epsilon, eta)
-    auto = isinstance(n_bounces, str) and n_bounces == "auto"
-    if not auto:
-        if isinstance(n_bounces, str):
-            raise ValueError(f"n_bounces must be a positive integer or 'auto', got {n_bounces!r}")
-        n_bounces = as_positive_int(n_bounces, "n_bounces", minimum=1)
+    n_bounces = as_n_draws(n_bounces, "n_bounces")
+    auto = n_bounces == "auto"
     limit = max_bounces if auto else n_bounces
     if limit > MAX_BOUNCES:
         raise ValueError(f"{'max_bounces' if auto else 'n_bounces'} must be at most {MAX_BOUNCES} per trajectory "

@@ -58,7 +58,7 @@ from ._blas import blas_threads
 from ._validation import (as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_scalar, as_vector,
                           check_work_budget)
 from .diagnostics import summarise
-from .stopping import check_targets, run_until_converged
+from .stopping import as_n_draws, check_targets, run_until_converged
 from .versionspace import kernel_span, start_alpha
 
 __all__ = ["VersionSpaceHMC", "HMCRun", "hmc_run", "hmc_probabilities", "MAX_ITERATIONS"]
@@ -287,11 +287,8 @@ def hmc_run(K, y, K_test, n_iterations="auto", *, n_chains: int = 16, lam: float
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     target_error, target_rhat, max_iterations = check_targets(target_error, target_rhat, max_iterations,
                                                               "max_iterations")
-    auto = isinstance(n_iterations, str) and n_iterations == "auto"
-    if not auto:
-        if isinstance(n_iterations, str):
-            raise ValueError(f"n_iterations must be a positive integer or 'auto', got {n_iterations!r}")
-        n_iterations = as_positive_int(n_iterations, "n_iterations", minimum=1)
+    n_iterations = as_n_draws(n_iterations, "n_iterations")
+    auto = n_iterations == "auto"
     limit = max_iterations if auto else n_iterations
     if limit > MAX_ITERATIONS:
         raise ValueError(f"{'max_iterations' if auto else 'n_iterations'} must be at most {MAX_ITERATIONS} per "
