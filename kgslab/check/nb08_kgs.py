@@ -161,7 +161,7 @@ nb08_exercise_3 = Exercise(
 
 nb08_exercise_4 = Exercise(
     "nb08_exercise_4", "The vote draws of several chains (eq. 4)",
-    kgs.vote_draws, _vote_cases, points=2,
+    circle.vote_draws, _vote_cases, points=2,
     compare=_compare_votes,
     hint="sample j of chain c votes 1 on test point x when its output sum_i alpha_i k(x_i, x) is positive, 0 "
          "otherwise (an output of exactly 0 is no vote for +1). The result keeps the chains apart: shape "
