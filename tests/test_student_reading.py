@@ -705,6 +705,8 @@ EXAMPLES = {
     # Found on this session's read: 09's sampler comparison gave the flight time of Exercise 9.1 as a formula.
     "09-flight-time-formula": ("09", _md(r"A margin $a_i\cos t + b_i\sin t$ reaches its wall at "
                                          r"$t_i = \operatorname{atan2}(a_i, -b_i)$, the billiard's step 2"), "formulas"),
+    "09-epsilon-of-n": ("09", _md(r"against the deviation $\epsilon(n) = \sqrt{\ln(1/\eta)/2n}$ that eq. (8) allows "
+                                   r"at $\eta = 0.01$."), "formulas"),
     "03-band-not-data": ("03", _md("The shaded band is where $f$ probably is. It is *not* where the data fall."),
                          "facts"),
 }
