@@ -19,8 +19,9 @@ answer).  This test finds an answer given in other words or other places:
 * **imports**: no module a student copy imports (one level: the module and the modules it names) holds the
   reference of one of the notebook's own exercises as a public attribute (by identity or by the exercise
   function's name), except the check package (which holds the references to grade).
-* **docstrings**: the facts of the written answers are looked for in the docstrings of those modules too (the
-  module's and its public objects', what `help()` shows): a module the copy imports must not answer for it.
+* **docstrings**: the facts of the written answers and the formulas of the model answers are looked for in the
+  docstrings of those modules too (the module's and its public objects', what `help()` shows; formulas in their
+  plain-text form, as in hints): a module the copy imports must not answer for it.
 
 Each example of issue 28 is put back into a fresh release by `test_the_reader_finds_each_example_put_back`,
 which must find it.  Cost: about 5 s (ten notebooks parsed, no kernel started).
@@ -607,7 +608,7 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
         "formulas": [formula for formula in formula_leaks(formulas, prose + hints)
                      if formula not in SPECIFIED_FORMULAS.get(stem, {})],
         "facts": fact_leaks(facts, prose + hints),
-        "docstrings": fact_leaks(facts, module_docstrings(modules)),
+        "docstrings": fact_leaks(facts, module_docstrings(modules)) + formula_leaks(formulas, module_docstrings(modules)),
         "numbers": [number for number in number_leaks(numbers, pairs, prose + hints,
                                                       code_strings(student.cells))
                     if number not in SPECIFIED_NUMBERS.get(stem, {})],
@@ -757,6 +758,21 @@ def test_a_formula_is_found_whatever_its_typography():
 def test_a_fact_needs_all_its_words_close_together():
     assert fact_leaks(["centre largest ball inscribed"], ["the centre of the largest ball inscribed in it"])
     assert not fact_leaks(["centre largest ball inscribed"], ["the centre of the sphere. " + "word " * 20 + "a ball"])
+
+
+def test_a_module_docstring_formula_is_found(monkeypatch):
+    """versionspace (imported by 09) once gave the flight time of Exercise 9.1 as t_i = atan2(a_i, -b_i): put back
+    into its docstring, the reader finds the formula of the model answer (running indices folded)."""
+    from kgslab import versionspace
+    path = next(p for p in SOLUTIONS if _stem(p) == "09")
+    solution, student = _read(path), release_notebook(_read(path))
+    clean = read_like_a_student("09", solution, student, _hints("09"))["docstrings"]
+    monkeypatch.setattr(versionspace, "__doc__", versionspace.__doc__ + "\n    t_i = atan2(a_i, -b_i)  (mod 2 pi)\n")
+    _docstrings_of.cache_clear()
+    try:
+        assert len(read_like_a_student("09", solution, student, _hints("09"))["docstrings"]) > len(clean)
+    finally:
+        _docstrings_of.cache_clear()
 
 
 def test_a_module_docstring_that_answers_is_found(monkeypatch):
