@@ -22,7 +22,8 @@ The billiard (section 3.2)
 A ball flies through version space and bounces off its walls; if the flight is ergodic, the fraction of
 flight length spent in V+ converges to p+.  The kit flies the exact great circle w(t) = cos(t) w + sin(t) v,
 the path of the paper's w' = (w + tau v) / ||w + tau v||, with the arc length t as the flight time: wall j
-is reached at the flight time t_j in [0, pi] of step 2 (`kgslab.versionspace.crossing_angle`), and at the nearest wall c the direction reflects, v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3).  A test
+is reached at the flight time t_j in [0, pi] of step 2 (`kgslab.versionspace.crossing_angle`), and at the
+nearest wall c the direction reflects, v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3).  A test
 point is not a wall: the flight is split where its label flips, so one trajectory serves every test point
 (the paper's "one trajectory can be calculated in advance").  The projections are kept up to date
 incrementally (`KernelBilliard`): a bounce costs O(l + m) instead of the paper's O(l (l + m)).

@@ -30,7 +30,8 @@ from ._validation import (as_cross_kernel, as_flip_rate, as_float_array, as_gene
 # so that the notebook need not import this module of exercise references.
 from .versionspace import TWO_PI, crossing_angle, sample_angle  # noqa: F401
 
-__all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle", "vote_draws"]
+__all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle",
+           "vote_draws"]
 
 def _angles_from_margins(a, b):
     """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
