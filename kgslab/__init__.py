@@ -2,7 +2,7 @@
 
 Modules (one idea each): kernels, tokens (the words, k-grams and stems of a text), text (the
 text kernels), regression, adatron, adatron_reference (the handout's two adatron
-algorithms as notebook 05 asks for them), perceptron;
+algorithms as written), perceptron;
 versionspace (the geometry both samplers share), circle (the KGS's steps on one
 great circle and its vote per draw, as the paper writes them), kgs (the kernel Gibbs sampler and
 BayesPointMachine), evidence (its section 4: likelihood, entropy, evidence),
