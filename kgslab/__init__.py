@@ -1,9 +1,10 @@
 """kgslab: a Jupyter coursework kit on kernel methods and Bayesian kernel classifiers.
 
 Modules (one idea each): kernels, tokens (the words, k-grams and stems of a text), text (the
-text kernels), regression, adatron, perceptron;
+text kernels), regression, adatron, adatron_reference (the handout's two adatron
+algorithms as written), perceptron;
 versionspace (the geometry both samplers share), circle (the KGS's steps on one
-great circle, as the paper writes them), kgs (the kernel Gibbs sampler and
+great circle and its vote per draw, as the paper writes them), kgs (the kernel Gibbs sampler and
 BayesPointMachine), evidence (its section 4: likelihood, entropy, evidence),
 billiard_reference (the billiard's step, stopping rule and Figure 2's curve as
 the paper writes them), billiard (the kernel billiard and BayesianTransduction), diagnostics

@@ -33,7 +33,7 @@ from ._validation import (as_bool, as_gram, as_positive_int, as_pm1_labels, as_s
 # them is minutes of work, and on data where the box never settles more would look like a hang.
 MAX_ITERATIONS = 1e7
 
-__all__ = ["kernel_adatron", "adatron_no_bias", "adatron_with_bias", "dual_objective", "KernelAdatron"]
+__all__ = ["kernel_adatron", "dual_objective", "KernelAdatron"]
 
 
 def dual_objective(K, y, alpha) -> float:
@@ -63,17 +63,6 @@ def kernel_adatron(K, y, C: float = 1.0, eta: float = 1.0, tol: float = 0.005, m
     y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
     bias = as_bool(bias, "bias")
     return _coordinate_ascent(K, y, *_check_parameters(C, eta, tol, max_iter, K.shape[0]), bias=bias)
-
-
-def adatron_no_bias(K, y, C, eta=1.0, tol=0.005, max_iter=None):
-    """The handout's first algorithm (no bias), as notebook 05 asks for it: alpha only."""
-    return kernel_adatron(K, y, C=C, eta=eta, tol=tol, max_iter=max_iter, bias=False)[0]
-
-
-def adatron_with_bias(K, y, C, eta=1.0, tol=0.005, max_iter=None):
-    """The handout's second algorithm, as notebook 05 asks for it: (alpha, b)."""
-    alpha, b, _, _ = kernel_adatron(K, y, C=C, eta=eta, tol=tol, max_iter=max_iter, bias=True)
-    return alpha, b
 
 
 def _check_parameters(C, eta, tol, max_iter, n_points):

@@ -22,8 +22,8 @@ The billiard (section 3.2)
 A ball flies through version space and bounces off its walls; if the flight is ergodic, the fraction of
 flight length spent in V+ converges to p+.  The kit flies the exact great circle w(t) = cos(t) w + sin(t) v,
 the path of the paper's w' = (w + tau v) / ||w + tau v||, with the arc length t as the flight time: wall j
-is reached at t_j = atan2(y_j a_j, -y_j b_j) in [0, pi] (a_j = <w, phi(x_j)>, b_j = <v, phi(x_j)>, step 2),
-and at the nearest wall c the direction reflects, v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3).  A test
+is reached at the flight time t_j in [0, pi] of step 2 (`kgslab.versionspace.crossing_angle`), and at the
+nearest wall c the direction reflects, v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3).  A test
 point is not a wall: the flight is split where its label flips, so one trajectory serves every test point
 (the paper's "one trajectory can be calculated in advance").  The projections are kept up to date
 incrementally (`KernelBilliard`): a bounce costs O(l + m) instead of the paper's O(l (l + m)).
@@ -223,14 +223,14 @@ class KernelBilliard:
 
     # ---- one flight, one bounce ----------------------------------------------------------------------
     def wall_times(self):
-        """Flight time (arc length) to every training wall: t_j = atan2(y_j a_j, -y_j b_j) in [0, pi]."""
+        """Flight time (arc length) to every training wall (step 2), in [0, pi]."""
         times = crossing_angle(np.maximum(self.margins, 0.0), self.slopes)   # the wall just hit (-1e-17) at 0
         if self.last_wall >= 0:
             times[self.last_wall] = math.pi             # just left it: its next crossing is half a circle away
         return times
 
     def _nearest_wall(self):
-        """argmin_j t_j without an arctan per wall: t = arccot(-b/a) falls as -b/a grows, so minimise b/a.
+        """argmin_j t_j without an arctan per wall: t_j grows with b_j / a_j, so minimise that ratio.
 
         A margin is clipped at +1e-300 first: a wall the ball sits on (margin 0, or -1e-17 by rounding) is
         then hit at once if the ball moves into it and never if it moves away.
@@ -269,7 +269,7 @@ class KernelBilliard:
 
         The crossing is found looking back from the end of the flight, where the point has the projection
         a = <w, phi(x_j)> of sign s (its new side) and b = <v, phi(x_j)>: going back by tau the projection is
-        a cos tau - b sin tau, zero at tau = atan2(s a, s b), the paper's flight time to x_{l+1} run backwards.
+        a cos tau - b sin tau, whose first zero is the paper's flight time to x_{l+1} run backwards.
         """
         changed = self._changed
         np.greater(self._test_position, self._zeros, out=changed)

@@ -10,7 +10,8 @@ The sorted 2m angles cut the circle into 2m arcs; each crossing changes the erro
 cumulative sum gives the errors of every arc (step 6, `arc_errors_by_sweep`; the paper's evaluation of R_emp
 on every arc is `arc_errors_direct`).  Arc k has posterior weight length_k q^e_k (1-q)^(m-e_k) (eq. 3 times
 the uniform prior); theta is drawn from that piecewise-uniform density (step 7, `sample_angle`) and the new
-point is cos(theta) w + sin(theta) v (step 8, `step_on_circle`).
+point is cos(theta) w + sin(theta) v (step 8, `step_on_circle`).  Section 4's vote (eq. 4) of every draw on
+every test point is `vote_draws`.
 
 These are the reference functions of notebook 08's exercises and of the tests.  The sampler in
 `kgslab.kgs` runs the same steps for several chains at once, on the antipodal pairs of arcs (m numbers
@@ -23,12 +24,14 @@ import math
 
 import numpy as np
 
-from ._validation import as_flip_rate, as_generator, as_matrix, as_signs, as_unit_vector, as_vector
+from ._validation import (as_cross_kernel, as_flip_rate, as_float_array, as_generator, as_matrix, as_signs,
+                          as_unit_vector, as_vector)
 # Step 7's draw lives with the version-space tools that notebook 08 imports (with step 2's random_tangent),
 # so that the notebook need not import this module of exercise references.
 from .versionspace import TWO_PI, crossing_angle, sample_angle  # noqa: F401
 
-__all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle"]
+__all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle",
+           "vote_draws"]
 
 def _angles_from_margins(a, b):
     """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
@@ -116,3 +119,14 @@ def step_on_circle(features, y, coords, direction, q, rng):
     boundaries, errors = arc_errors_by_sweep(angles)
     theta = sample_angle(boundaries, errors, q, rng)
     return math.cos(theta) * np.asarray(coords, float) + math.sin(theta) * np.asarray(direction, float)
+
+
+def vote_draws(alphas, K_test):
+    """The votes (n_chains, n_draws, n_test) of every sample on every test point: 1 for +1, 0 otherwise (eq. 4).
+
+    The vote of section 4 over the draws of several chains, kept apart by chain (so their agreement can be
+    diagnosed); `kgslab.kgs.BayesPointMachine.vote_proba` averages it.
+    """
+    alphas = as_float_array(alphas, "alphas", ndim=3)
+    outputs = alphas.reshape(-1, alphas.shape[-1]) @ as_cross_kernel(K_test, alphas.shape[-1]).T
+    return (outputs > 0).astype(float).reshape(alphas.shape[0], alphas.shape[1], -1)

@@ -270,7 +270,7 @@ def stopping_targets(target_error, target_rhat):
 def hoeffding_epsilon(n_bounces, eta: float = 0.01):
     """The deviation Hoeffding's bound allows for a mean of n samples in [0, 1] at confidence 1 - eta.
 
-    epsilon = sqrt(ln(1/eta) / (2 n)) (seed 002, eq. 8, read for epsilon; array-friendly).
+    Seed 002, eq. (8), solved for epsilon (notebook 09's Exercise 9.3 solves it for n); array-friendly.
     """
     eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
     n_bounces = as_float_array(n_bounces, "n_bounces")

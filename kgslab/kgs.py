@@ -61,7 +61,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from . import evidence
+from . import circle, evidence   # circle: eq. 4's votes per draw, with notebook 08's exercise references
 from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE,
                          SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, ConvergenceReport, KernelClassifier,
                          LatestRun)
@@ -70,7 +70,6 @@ from ._kgs_engine import (Chains, PairTables, check_steps, move_on_circle, propo
 from ._validation import (
     as_cross_kernel,
     as_flip_rate,
-    as_float_array,
     as_generator,
     as_gram,
     as_matrix,
@@ -91,7 +90,6 @@ __all__ = [
     "GibbsRun",
     "monitor_kernel",
     "gibbs_run",
-    "vote_draws",
     "vote",
     "consistent_start",
     "BayesPointMachine",
@@ -148,13 +146,6 @@ class GibbsRun(NamedTuple):
     ess: np.ndarray         # bulk effective sample size of its vote
     mc_error: np.ndarray    # Monte Carlo standard error of its vote fraction
     converged: bool
-
-
-def vote_draws(alphas, K_test):
-    """The votes (n_chains, n_draws, n_test) of every sample on every test point: 1 for +1, 0 otherwise."""
-    alphas = as_float_array(alphas, "alphas", ndim=3)
-    outputs = alphas.reshape(-1, alphas.shape[-1]) @ as_cross_kernel(K_test, alphas.shape[-1]).T
-    return (outputs > 0).astype(float).reshape(alphas.shape[0], alphas.shape[1], -1)
 
 
 def monitor_kernel(K, y):
@@ -327,7 +318,7 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
 
     def vote_proba(self, X):
         """Vote fractions (n, 2): column k is the fraction of samples voting for classes_[k] (eq. 4)."""
-        draws = vote_draws(self.chain_alphas_, self._cross_kernel(X))
+        draws = circle.vote_draws(self.chain_alphas_, self._cross_kernel(X))
         if draws.shape[1] >= 4:
             self._last.run = summarise(draws, self.target_error)
         p_plus = draws.mean(axis=(0, 1))

@@ -20,11 +20,10 @@ coordinate vector c (w = Phi' c, ||w|| = ||c||); inner products are plain dot pr
 Great circles (KGS steps 3-4, BT step 2)
 ----------------------------------------
 With v a unit tangent at w (<w, v> = 0), the great circle w(t) = cos t w + sin t v gives point i the margin
-a_i cos t + b_i sin t (a_i = y_i <w, phi_i>, b_i = y_i <v, phi_i>).  It turns from positive to negative at
-
-    t_i = atan2(a_i, -b_i)  (mod 2 pi),                                                     `crossing_angle`
-
-the KGS's "becomes an error" angle and, for a_i >= 0, the billiard's flight time to wall i (in [0, pi]).
+a_i cos t + b_i sin t (a_i = y_i <w, phi_i>, b_i = y_i <v, phi_i>).  `crossing_angle` gives the angle t_i in
+[0, 2 pi) where it turns from positive to negative: the KGS's crossing where point i becomes an error (KGS
+section 3, steps 3-4) and, for a_i >= 0, the billiard's flight time to wall i (BT section 3.2, step 2), in
+[0, pi].  It turns positive again half a circle later.
 
 A start inside version space (KGS step 1, BT section 3.2) is the maximum-margin hyperplane through the
 origin, the solution of the least-distance programme min ||c|| s.t. y_i (Phi c)_i >= 1; the same solver gives
@@ -131,22 +130,23 @@ def random_tangents(coords, rng) -> np.ndarray:
 
 
 def crossing_angle(margins, slopes):
-    """Where a_i cos t + b_i sin t turns from positive to negative: atan2(a_i, -b_i) in [0, 2 pi).
+    """The angle t in [0, 2 pi) where a_i cos t + b_i sin t turns from positive to negative, for every i.
 
-    margins a_i = y_i <w, phi_i>, slopes b_i = y_i <v, phi_i> (v a unit tangent at w).  The other zero,
-    where the margin turns positive again, is half a circle later.  For a_i >= 0 the angle is in [0, pi]:
-    the billiard's flight time to wall i.
+    margins a_i = y_i <w, phi_i>, slopes b_i = y_i <v, phi_i> (v a unit tangent at w): the crossing of KGS
+    section 3, steps 3-4, where point i becomes an error.  The other zero, where the margin turns positive
+    again, is half a circle later.  For a_i >= 0 the angle is in [0, pi]: the billiard's flight time to wall i
+    (BT section 3.2, step 2).
     """
     angle = np.arctan2(margins, -np.asarray(slopes))
     return angle + TWO_PI * (angle < 0)     # from (-pi, pi] to [0, 2 pi); cheaper than np.mod
 
 
 def crossing_half_angles(margins, minus_slopes):
-    """Where a_i cos t + b_i sin t crosses zero, folded into (-pi/2, pi/2): arctan(a_i / -b_i), a new array.
+    """Where a_i cos t + b_i sin t crosses zero, folded into (-pi/2, pi/2) (one of its two zeros), a new array.
 
-    minus_slopes = -b_i.  The other zero is half a circle later; the margin turns negative at the returned
-    angle when b_i < 0 (its derivative there is b_i / cos t).  The KGS sorts these m numbers instead of all 2m
-    crossings (`kgslab._kgs_engine.sweep_half_circle`).  b_i = 0 gives +-pi/2 (numpy warns of the division unless told not to).
+    minus_slopes = -b_i.  The other zero is half a circle later; which of the two is the turn to negative
+    depends on the sign of b_i.  The KGS sorts these m numbers instead of all 2m crossings
+    (`kgslab._kgs_engine.sweep_half_circle`).  b_i = 0 gives +-pi/2 (numpy warns of the division unless told not to).
     """
     half = np.divide(margins, minus_slopes)
     np.arctan(half, out=half)

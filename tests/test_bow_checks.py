@@ -15,7 +15,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GroupKFold, KFold, cross_val_score
 
 from kgslab import check, data, text_study
-from kgslab.adatron import KernelAdatron, adatron_with_bias
+from kgslab.adatron import KernelAdatron
+from kgslab.adatron_reference import adatron_with_bias
 from kgslab.kernels import normalise
 
 

@@ -91,3 +91,20 @@ def test_the_fallback_is_closed_for_its_own_exercise():
 def test_the_guard_hides_the_original():
     assert not hasattr(regression.ridge, "__wrapped__")
     assert regression.ridge.__name__ == "ridge" and "gamma" in str(__import__("inspect").signature(regression.ridge))
+
+
+def test_the_kits_crossing_angle_earns_nothing_for_the_crossing_exercises():
+    """08 Exercise 1 and 09 Exercise 9.1 are versionspace.crossing_angle with a line round it (issue 28's read: the
+    copies import versionspace, billiard holds the function too); calling it is closed, under every name."""
+    from kgslab import billiard, versionspace
+
+    def flight_times(margins, slopes):
+        return billiard.crossing_angle(np.maximum(margins, 0.0), slopes)
+
+    def crossing_angles(w_outputs, v_outputs, y):
+        first = versionspace.crossing_angle(y * w_outputs, y * v_outputs)
+        return np.concatenate([first, np.mod(first + np.pi, 2 * np.pi)])
+
+    for exercise, student in [(check.nb09_exercise_1, flight_times), (check.nb08_exercise_1, crossing_angles)]:
+        _, printed, record = _run(exercise, student)
+        assert not record.passed and "`kgslab.versionspace.crossing_angle`" in printed, printed

@@ -7,7 +7,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from kgslab import _kgs_engine
-from kgslab import evidence, kgs
+from kgslab import circle, evidence, kgs
 from kgslab.billiard import BayesianTransduction, billiard_run
 from kgslab.kernels import linear_kernel, rbf_kernel
 from kgslab.papers.bt1999 import volume_ratio_on_sphere
@@ -51,7 +51,7 @@ def test_kgs_chains_agree_with_each_other_and_auto_converges():
     assert run.alphas.shape[0] == 4 and run.converged
     assert np.all(run.mc_error < 0.01)
     # independent chains estimate the same votes: their per-chain means differ by chance only
-    votes = kgs.vote_draws(run.alphas, K).mean(axis=1)          # (chains, points)
+    votes = circle.vote_draws(run.alphas, K).mean(axis=1)          # (chains, points)
     spread = votes.std(axis=0, ddof=1) / 2                       # s.e. of a mean of 4
     assert np.all(np.abs(votes.mean(axis=0) - kgs.vote(run.alphas.reshape(-1, 30), K)) < 1e-12)
     assert np.mean(spread) < 0.02
@@ -112,6 +112,6 @@ def test_kgs_auto_error_bars_hold_against_the_exact_posterior(rowwise, monkeypat
     run = kgs.gibbs_run(linear_kernel(X), y, 0.2, K_monitor=linear_kernel(T, X), target_error=0.01, thin=2,
                         random_state=1)
     assert run.converged and np.all(run.mc_error < 0.01)
-    got = kgs.vote_draws(run.alphas, linear_kernel(T, X)).mean(axis=(0, 1))
+    got = circle.vote_draws(run.alphas, linear_kernel(T, X)).mean(axis=(0, 1))
     assert np.all(np.abs(got - exact) <= 4 * run.mc_error + 0.004)
     assert np.max(np.abs(got - exact)) < 0.02

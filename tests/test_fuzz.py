@@ -396,7 +396,7 @@ register("kgslab.text_study.pair_group_means",
          {"K_first": "gram", "K_second": "gram", "article": "vector"})
 register("kgslab.text_study.pair_accuracy",
          st.builds(lambda p, C: {**p, "first": "english", "second": "french", "C": C, "n_folds": 2,
-                                 "adatron": kgslab.adatron.adatron_with_bias}, corpus_pairs(), positive),
+                                 "adatron": kgslab.adatron_reference.adatron_with_bias}, corpus_pairs(), positive),
          {"K": "gram", "article": "vector", "C": "positive", "n_folds": "count"},
          containers=("K",))
 
@@ -790,7 +790,7 @@ def votes_problem(draw, chains_axis):
     return {"alphas": draw(hnp.arrays(float, shape, elements=exact_floats())), "K_test": K_test}
 
 
-register("kgslab.kgs.vote_draws", votes_problem(True), {"alphas": "matrix", "K_test": "cross"},
+register("kgslab.circle.vote_draws", votes_problem(True), {"alphas": "matrix", "K_test": "cross"},
          skip_bad={"alphas": {"1-d"}})
 register("kgslab.kgs.vote", votes_problem(False), {"alphas": "matrix", "K_test": "cross"})
 _probabilities = st.lists(probability, min_size=1, max_size=6).map(np.array)
@@ -1082,7 +1082,7 @@ register("kgslab.widgets.billiard.rejection_panel",
 # ---- reference solutions made public by issue 15 -----------------------------------------------------------
 
 for _name in ("adatron_no_bias", "adatron_with_bias"):
-    register(f"kgslab.adatron.{_name}",
+    register(f"kgslab.adatron_reference.{_name}",
              labelled_gram(C=positive, eta=st.sampled_from([0.25, 0.5, 1.0]), max_iter=st.sampled_from([None, 5, 50])),
              {"K": "gram", "y": "pm1", "C": "positive", "eta": "positive", "tol": "nonneg", "max_iter": "iterations"},
              skip_bad={"max_iter": {"None"}})

@@ -14,7 +14,7 @@ from kgslab import check, circle, kgs
 from written_out import written_out  # noqa: E402
 
 REFERENCES = [("nb08_exercise_1", circle.crossing_angles), ("nb08_exercise_2", circle.arc_errors_by_sweep),
-              ("nb08_exercise_3", circle.step_on_circle), ("nb08_exercise_4", kgs.vote_draws)]
+              ("nb08_exercise_3", circle.step_on_circle), ("nb08_exercise_4", circle.vote_draws)]
 
 
 def not_attempted(*args):
@@ -68,14 +68,14 @@ def test_common_mistakes_are_caught(capsys):
     def greater_equal(alphas, K_test):
         return (alphas @ K_test.T >= 0).astype(float)
 
-    assert check.nb08_exercise_4(greater_equal).__wrapped__ is kgs.vote_draws
+    assert check.nb08_exercise_4(greater_equal).__wrapped__ is circle.vote_draws
     assert "other way round" in capsys.readouterr().out
 
     # The vote with the chains pooled: the right numbers in the wrong shape.
     def pooled(alphas, K_test):
         return (alphas.reshape(-1, alphas.shape[-1]) @ K_test.T > 0).astype(float)
 
-    assert check.nb08_exercise_4(pooled).__wrapped__ is kgs.vote_draws
+    assert check.nb08_exercise_4(pooled).__wrapped__ is circle.vote_draws
     assert "expected shape" in capsys.readouterr().out
 
 

@@ -18,7 +18,10 @@ answer).  This test finds an answer given in other words or other places:
   are looked for in the student copy's prose, in the strings of its code and in the hints.
 * **imports**: no module a student copy imports (one level: the module and the modules it names) holds the
   reference of one of the notebook's own exercises as a public attribute (by identity or by the exercise
-  function's name), except the check package and the known cases below, each with its reason.
+  function's name), except the check package (which holds the references to grade).
+* **docstrings**: the facts of the written answers and the formulas of the model answers are looked for in the
+  docstrings of those modules too (the module's and its public objects', what `help()` shows; formulas in their
+  plain-text form, as in hints): a module the copy imports must not answer for it.
 
 Each example of issue 28 is put back into a fresh release by `test_the_reader_finds_each_example_put_back`,
 which must find it.  Cost: about 5 s (ten notebooks parsed, no kernel started).
@@ -48,17 +51,6 @@ MIN_NODES = 7          # a sub-expression this size (syntax-tree nodes) is an an
 MIN_COARSE = 12       # nodes of a skeleton with anonymous leaves
 MIN_FORMULA = 14       # characters of a normalised formula side: shorter ones are notation ("K+\sigma^2I")
 FACT_WINDOW = 14       # words: all words of a fact this close together state it
-
-# Modules a student copy imports that hold a reference of one of its own exercises, each with its reason.
-# They are left for the lead (see /work/notes/28.md): moving them touches modules other issues own.
-KNOWN_IMPORTS: dict[tuple[str, str], str] = {
-    ("02", "kgslab.regression"): "ridge/mse come from the module that holds kernel_ridge and cv_error",
-    ("05", "kgslab.adatron"): "KernelAdatron/kernel_adatron come from the module that holds adatron_with_bias",
-    ("07", "kgslab.perceptron"): "the kit's perceptron (imported as kit) holds separating_alpha",
-    ("08", "kgslab.kgs"): "the sampler module holds vote_draws (Exercise 4) beside gibbs_run",
-    ("10", "kgslab.kfd"): "the estimators come from the module that holds e_step, m_step and fisher_direction",
-}
-
 
 # What a student copy shows on purpose although a solution region contains it too, each with its reason.
 # Code (as the solution region writes it):
@@ -103,12 +95,13 @@ ANSWER_FACTS: dict[str, dict[str, list[str]]] = {
     "03": {"c09a": ["data-fit penalty wins", "spreads probability over many data sets"],
            "c16c": ["not where data fall", "band prior nothing learnt", "posterior falls back prior"]},
     "04": {"c10a": ["longer text larger kernel value", "normalising removes dependence length"],
-           "c27": ["mean no longer at origin"]},
+           "c27": ["mean no longer at origin"], "c22-solution": ["norm mean all entries"]},
     "05": {"c06": ["normalised kernel best step", "step overshoots parabola"],
            "c25": ["point sits on margin", "bound inside margin misclassified", "profile closest other language"]},
     "06": {"compare-answer": ["stop words make texts look alike"],
            "c25": ["function words tell languages apart"]},
     "07": {"c08": ["alpha counts updates"], "c25": ["positive definite invertible"], "c36": ["Novikoff"]},
+    "08": {"c06-solution": ["atan2 becomes error"]},
     "09": {"c06": ["marginal probability term by term"],
            "c39": ["centre largest ball inscribed", "share property run", "circle not crossed yet"]},
     "10": {"c21a": ["label-2 point in two truly belongs class 1"],
@@ -281,7 +274,11 @@ _RELATION_KEPT = re.compile(r"(=|\\le|\\ge|\\propto|\\approx|<|>|\\sim)")
 
 def _normal_math(formula: str) -> str:
     formula = re.sub(r"\\text\{[^}]*\}", "", formula)
-    return _DROP.sub("", formula).replace("\\tfrac", "\\frac").replace("\\dfrac", "\\frac")
+    formula = _DROP.sub("", formula).replace("\\tfrac", "\\frac").replace("\\dfrac", "\\frac")
+    return _INDEX.sub("_i", formula)         # a running index is a running index: t_j = f(a_j) is t_i = f(a_i)
+
+
+_INDEX = re.compile(r"_([ijk])(?![A-Za-z])")
 
 
 def math_of(text: str) -> list[str]:
@@ -561,6 +558,24 @@ def import_leaks(modules: set[str], references: set[int], names: set[str]) -> di
     return found
 
 
+@functools.lru_cache(maxsize=None)
+def _docstrings_of(module_name: str) -> tuple[str, ...]:
+    """The docstrings a student reads with `help()` or `??`: the module's and those of its own public objects."""
+    module = importlib.import_module(module_name)
+    texts = [module.__doc__ or ""]
+    for name, value in vars(module).items():
+        if not name.startswith("_") and getattr(value, "__module__", None) == module_name:
+            texts.append(inspect.getdoc(value) or "")
+    return tuple(texts)
+
+
+def module_docstrings(modules: set[str]) -> list[str]:
+    """The docstrings of the kit's modules a copy imports (the check package left out, as for the imports)."""
+    return [text for module_name in sorted(modules)
+            if not (module_name == "kgslab.check" or module_name.startswith("kgslab.check."))
+            for text in _docstrings_of(module_name)]
+
+
 # ---- one notebook ------------------------------------------------------------------------------------------
 
 def _hints(stem: str) -> list[str]:
@@ -583,8 +598,8 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
     prose = [cell.source for cell in student.cells if cell.cell_type == "markdown"]
     code, formulas, facts, numbers, pairs, (references, names) = _answers(stem, solution)
     seen = page_code(prose + hints, student.cells)
-    imports = import_leaks(imported_modules(student.cells), references, names)
-    imports = {module: hits for module, hits in imports.items() if (stem, module) not in KNOWN_IMPORTS}
+    modules = imported_modules(student.cells)
+    imports = import_leaks(modules, references, names)
     named = sorted(imported_names(student.cells) & names)
     if named:
         imports["imported by name"] = named
@@ -593,6 +608,7 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
         "formulas": [formula for formula in formula_leaks(formulas, prose + hints)
                      if formula not in SPECIFIED_FORMULAS.get(stem, {})],
         "facts": fact_leaks(facts, prose + hints),
+        "docstrings": fact_leaks(facts, module_docstrings(modules)) + formula_leaks(formulas, module_docstrings(modules)),
         "numbers": [number for number in number_leaks(numbers, pairs, prose + hints,
                                                       code_strings(student.cells))
                     if number not in SPECIFIED_NUMBERS.get(stem, {})],
@@ -605,16 +621,6 @@ def test_a_student_reading_the_copy_finds_no_answer(path):
     found = read_like_a_student(_stem(path), _read(path), _released(path), _hints(_stem(path)))
     found = {kind: what for kind, what in found.items() if what}
     assert not found, f"{path.name}: the student copy (or a first-tier hint) answers what it asks: {found}"
-
-
-@pytest.mark.parametrize("key", sorted(KNOWN_IMPORTS), ids=lambda key: "-".join(key))
-def test_the_known_imports_still_hold_a_reference(key):
-    """An entry of KNOWN_IMPORTS that no longer applies must go (the list only shrinks)."""
-    stem, module = key
-    path = next(p for p in SOLUTIONS if _stem(p) == stem)
-    solution = _read(path)
-    assert module in imported_modules(_released(path).cells)
-    assert import_leaks({module}, *own_references(stem, solution))
 
 
 # ---- each example of issue 28, put back ----------------------------------------------------------------------
@@ -686,6 +692,22 @@ EXAMPLES = {
                                          "curve = regression.log_evidence(K, y, sigma2s)"), "imports"),
     "03-ln-det": ("03", _md(r"from a Cholesky factor $\mathbf{C}\mathbf{C}' = \mathbf{K} + \sigma^2\mathbf{I}$: "
                             r"$\ln\det = 2\sum_i \ln C_{ii}$."), "formulas"),
+    # The five imports the last session left (each module held an exercise's reference under its name):
+    "02-import-regression": ("02", _code("from kgslab.regression import mse, ridge"), "imports"),
+    "05-import-reference": ("05", _code("from kgslab.adatron_reference import adatron_with_bias"), "imports"),
+    "07-import-perceptron": ("07", _code("from kgslab import perceptron as kit"), "imports"),
+    "07-perceptron-docstring": ("07", _code("from kgslab import perceptron as kit"), "docstrings"),
+    "08-import-votes": ("08", _code("from kgslab.circle import vote_draws"), "imports"),
+    "10-import-kfd": ("10", _code("from kgslab.kfd import KFD, LabelNoiseKFD, label_noise_em"), "imports"),
+    # Found on this session's read: 04's first-tier hint of norms_and_means gave both formulas it asks for.
+    "04-norms-hint": ("04", _hint("nb04_exercise_5b_norms", "the squared norm of phi(x_i) is K_ii, and the squared "
+                                  "norm of the mean feature vector (1/l) sum_i phi(x_i) is (1/l^2) 1'K1, the mean "
+                                  "of all entries of K. Return the norms, not their squares."), "facts"),
+    # Found on this session's read: 09's sampler comparison gave the flight time of Exercise 9.1 as a formula.
+    "09-flight-time-formula": ("09", _md(r"A margin $a_i\cos t + b_i\sin t$ reaches its wall at "
+                                         r"$t_i = \operatorname{atan2}(a_i, -b_i)$, the billiard's step 2"), "formulas"),
+    "09-epsilon-of-n": ("09", _md(r"against the deviation $\epsilon(n) = \sqrt{\ln(1/\eta)/2n}$ that eq. (8) allows "
+                                   r"at $\eta = 0.01$."), "formulas"),
     "03-band-not-data": ("03", _md("The shaded band is where $f$ probably is. It is *not* where the data fall."),
                          "facts"),
 }
@@ -736,3 +758,36 @@ def test_a_formula_is_found_whatever_its_typography():
 def test_a_fact_needs_all_its_words_close_together():
     assert fact_leaks(["centre largest ball inscribed"], ["the centre of the largest ball inscribed in it"])
     assert not fact_leaks(["centre largest ball inscribed"], ["the centre of the sphere. " + "word " * 20 + "a ball"])
+
+
+def test_a_module_docstring_formula_is_found(monkeypatch):
+    """versionspace (imported by 09) once gave the flight time of Exercise 9.1 as t_i = atan2(a_i, -b_i): put back
+    into its docstring, the reader finds the formula of the model answer (running indices folded)."""
+    from kgslab import versionspace
+    path = next(p for p in SOLUTIONS if _stem(p) == "09")
+    solution, student = _read(path), release_notebook(_read(path))
+    clean = read_like_a_student("09", solution, student, _hints("09"))["docstrings"]
+    monkeypatch.setattr(versionspace, "__doc__", versionspace.__doc__ + "\n    t_i = atan2(a_i, -b_i)  (mod 2 pi)\n")
+    _docstrings_of.cache_clear()
+    try:
+        assert len(read_like_a_student("09", solution, student, _hints("09"))["docstrings"]) > len(clean)
+    finally:
+        _docstrings_of.cache_clear()
+
+
+def test_a_module_docstring_that_answers_is_found(monkeypatch):
+    """versionspace (imported by 08) once wrote 08 Exercise 1's crossing as atan2 and called it the angle where
+    a point becomes an error: put back, the docstring reader finds it."""
+    from kgslab import versionspace
+    path = next(p for p in SOLUTIONS if _stem(p) == "08")
+    student = release_notebook(_read(path))
+    modules = imported_modules(student.cells)
+    assert "kgslab.versionspace" in modules
+    assert not fact_leaks(answer_facts("08", _read(path)), module_docstrings(modules))
+    monkeypatch.setattr(versionspace, "__doc__", versionspace.__doc__ + "\n    t_i = atan2(a_i, -b_i)  (mod 2 pi),"
+                        "\n\nthe KGS's \"becomes an error\" angle.")
+    _docstrings_of.cache_clear()
+    try:
+        assert fact_leaks(answer_facts("08", _read(path)), module_docstrings(modules))
+    finally:
+        _docstrings_of.cache_clear()

@@ -73,9 +73,10 @@ nb04_exercise_5b_norms = Exercise(
     "nb04_exercise_5b_norms", "Exercise 5b (norms and means in feature space)",
     kernels.norms_and_means, _nb04_exercise_5b_norms_cases, points=2,
     compare=allclose(rtol=1e-7, atol=1e-7),
-    hint="the squared norm of phi(x_i) is K_ii, and the squared norm of the mean feature vector "
-         "(1/l) sum_i phi(x_i) is (1/l^2) 1'K1, the mean of all entries of K. Return the norms, not their "
-         "squares. For a centred K that mean is 0 up to rounding and can come out a tiny negative number.",
+    hint="both numbers are read off K alone: write each squared norm as an inner product of feature vectors "
+         "(for the mean feature vector, expand the sum first) and replace every inner product by an entry of K. "
+         "Return the norms, not their squares. For a centred K the mean feature vector is 0, and its squared "
+         "norm can come out a tiny negative number by rounding.",
     code_hint="np.diag(K) and K.mean(); clip a negative rounding value at 0 before the square root "
               "(max(value, 0.0)), or np.sqrt gives nan.")
 

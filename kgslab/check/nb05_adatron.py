@@ -7,7 +7,7 @@ The student writes both algorithms of the handout:
 * ``adatron_with_bias(K, y, C, eta, tol, max_iter)`` -> (alpha, b): the same
   with the bias step b = b + y'alpha / 4.
 
-The references are `kgslab.adatron.adatron_no_bias` and `adatron_with_bias`; both algorithms are
+The references are `kgslab.adatron_reference.adatron_no_bias` and `adatron_with_bias`; both algorithms are
 deterministic (one coordinate per iteration, the first of the largest changes,
 stop when that change is below tol or after max_iter iterations), so a correct
 implementation reproduces it to rounding error.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import adatron, text
+from .. import adatron_reference, text
 from ..kernels import linear_kernel, normalise, rbf_kernel
 from .core import Case, Exercise, Mistake, Problem, allclose
 
@@ -112,7 +112,7 @@ _SHARED_CODE_HINT = ("np.clip(values, low, high) clips a whole vector to the box
 
 nb05_exercise_6_no_bias = Exercise(
     "nb05_exercise_6_no_bias", "Exercise 6 (kernel adatron without bias, eq. 22)",
-    adatron.adatron_no_bias, _with_mistakes(bias=False), points=4,
+    adatron_reference.adatron_no_bias, _with_mistakes(bias=False), points=4,
     closed=("kgslab.adatron.kernel_adatron", "kgslab.adatron.KernelAdatron.fit"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the gradient of f in eq. (22) is g = 1 - (K o yy') alpha, the elementwise product of K with yy' "
@@ -122,7 +122,7 @@ nb05_exercise_6_no_bias = Exercise(
 
 nb05_exercise_6_with_bias = Exercise(
     "nb05_exercise_6_with_bias", "Exercise 6 (kernel adatron with bias)",
-    adatron.adatron_with_bias, _with_mistakes(bias=True), points=3,
+    adatron_reference.adatron_with_bias, _with_mistakes(bias=True), points=3,
     closed=("kgslab.adatron.kernel_adatron", "kgslab.adatron.KernelAdatron.fit"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the result is a tuple (alpha, b). The predictions z = K(y o alpha) + b include the bias, and the "
@@ -137,7 +137,7 @@ def _cross_validate_C(K, y, Cs, folds):
     hinge = np.zeros(len(Cs))
     for position, C in enumerate(Cs):
         for fit_rows, held_out in folds:
-            alpha, b = adatron.adatron_with_bias(K[np.ix_(fit_rows, fit_rows)], y[fit_rows], C)
+            alpha, b = adatron_reference.adatron_with_bias(K[np.ix_(fit_rows, fit_rows)], y[fit_rows], C)
             decision = K[np.ix_(held_out, fit_rows)] @ (y[fit_rows] * alpha) + b
             accuracy[position] += np.mean(np.where(decision >= 0, 1.0, -1.0) == y[held_out]) / len(folds)
             hinge[position] += np.mean(np.maximum(0.0, 1.0 - y[held_out] * decision)) / len(folds)

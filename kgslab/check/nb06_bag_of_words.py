@@ -31,7 +31,7 @@ from collections import Counter
 import numpy as np
 
 from .. import text, text_study
-from ..adatron import adatron_with_bias
+from ..adatron_reference import adatron_with_bias
 from .core import Case, Exercise, Mistake, Problem, allclose
 
 __all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse", "nb06_exercise_7_timing",

@@ -126,6 +126,7 @@ def _compare_votes(expected, got):
 nb08_exercise_1 = Exercise(
     "nb08_exercise_1", "Crossing angles (steps 3-4)",
     circle.crossing_angles, _angle_cases, points=3,
+    closed=("kgslab.versionspace.crossing_angle", "kgslab.versionspace.crossing_half_angles"),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="write the margin a_i cos(theta) + b_i sin(theta) of each point as one cosine with a "
          "phase: where is it positive, and where does it change sign? Check the order (the m 'becomes an error' "
@@ -161,7 +162,7 @@ nb08_exercise_3 = Exercise(
 
 nb08_exercise_4 = Exercise(
     "nb08_exercise_4", "The vote draws of several chains (eq. 4)",
-    kgs.vote_draws, _vote_cases, points=2,
+    circle.vote_draws, _vote_cases, points=2,
     compare=_compare_votes,
     hint="sample j of chain c votes 1 on test point x when its output sum_i alpha_i k(x_i, x) is positive, 0 "
          "otherwise (an output of exactly 0 is no vote for +1). The result keeps the chains apart: shape "

@@ -117,9 +117,9 @@ nb10_exercise_2 = Exercise(
     "nb10_exercise_2", "Exercise 10.2 (the E-step)",
     kfd.e_step, _nb10_exercise_2_cases, points=3,
     compare=_diagnosed(allclose(rtol=1e-7, atol=1e-10), _diagnose_2),
-    hint="the E-step is Bayes' rule for each point: the prior over its true class is the row of the flip-rate "
-         "table chosen by the point's OWN label (1 - gamma_k for its own class, gamma_k for the other); times "
-         "the density; normalised over the two classes. Stay in logarithms throughout.",
+    hint="the E-step is Bayes' rule for each point: the prior over its true class is the part of the flip-rate "
+         "table P(y | yhat) that the point's OWN label picks; multiply by the class density and normalise over "
+         "the two classes. Stay in logarithms throughout.",
     code_hint="for a point labelled k, P(y = k | yhat = k) = 1 - gamma_k and P(y != k | yhat = k) = gamma_k; add "
               "their logs to log_density, normalise each row with scipy.special.logsumexp, and sum the row "
               "logsumexps for the log-likelihood. A rate of 0 gives log 0 = -inf: let it (np.errstate).")
@@ -155,8 +155,8 @@ nb10_exercise_3 = Exercise(
     kfd.m_step, _nb10_exercise_3_cases, points=3,
     compare=_diagnosed(allclose(), _diagnose_3),
     hint="the M-step's estimates are the usual maximum-likelihood ones with every point weighted by q_n(y) "
-         "(the updates in the markdown above): class sizes N_y are the posterior's column sums; the flip rate "
-         "of label k averages over the points labelled k only.",
+         "(the updates you derived from the bound): class sizes N_y are the posterior's column sums; the flip "
+         "rate of label k is estimated from the points labelled k only.",
     code_hint="N_y = sum_n q_n(y); m_y = sum_n q_n(y) x_n / N_y; C_y = sum_n q_n(y) (x_n - m_y)(x_n - m_y)' / N_y "
               "(maximum likelihood: divide by N_y, not N_y - 1); shared: one C = sum over both classes / N; "
               "gamma_k = mean of q_n(1 - k) over the points labelled k.")

@@ -28,8 +28,11 @@ import numpy as np
 from .. import data
 from .._validation import (as_float_array, as_generator, as_matrix, as_positive_int, as_probabilities, as_scalar,
                            binary_classes, check_work_budget)
-from ..kfd import KFD, LabelNoiseKFD, label_noise_em, noise_rates_from_flip_rates
-from ..kfd import flip_rates_from_noise_rates as _flip_rates   # private: notebook 10 imports this module (Ex. 10.1)
+from ..kfd import KFD, LabelNoiseKFD
+# Private: notebook 10 imports this module, and these are (or invert) the references of its Exercises 10.1 and 10.4.
+from ..kfd import flip_rates_from_noise_rates as _flip_rates
+from ..kfd import label_noise_em as _label_noise_em
+from ..kfd import noise_rates_from_flip_rates as _noise_rates
 
 __all__ = [
     "TOY_STATISTICS", "toy_statistics", "toy_table", "toy_likelihood_maximum",
@@ -72,7 +75,7 @@ def _sample_statistics(X, y, y_true):
 
 def _kit_em(X, y_index, initial_flip_rates):
     """`label_noise_em` in the notebook's form (means, covariances, flip_rates, posterior, log_likelihoods)."""
-    fit = label_noise_em(X, y_index, initial_flip_rates=initial_flip_rates)
+    fit = _label_noise_em(X, y_index, initial_flip_rates=initial_flip_rates)
     return fit.means, fit.covariances, fit.flip_rates, fit.posterior, fit.log_likelihood
 
 
@@ -111,7 +114,7 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
                 raise ValueError(f"em must return means (2, 2), covariances (2, 2, 2) and flip rates (2,) first, got "
                                  f"shapes {means.shape}, {covariances.shape}, {flip_rates.shape}")
             observed_priors = np.bincount(y_index, minlength=2) / n
-            true_priors, noise_rates = noise_rates_from_flip_rates(flip_rates, observed_priors)
+            true_priors, noise_rates = _noise_rates(flip_rates, observed_priors)
             rows.append(toy_statistics(means, covariances, flip_rates, noise_rates, true_priors[0]))
             held.append(_sample_statistics(X, y, y_true))
         estimates[n], samples[n] = np.array(rows), np.array(held)
