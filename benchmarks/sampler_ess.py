@@ -61,7 +61,7 @@ def main(argv=None):
     parser.add_argument("--data", default="heart", choices=sorted(SIGMA))
     parser.add_argument("--splits", type=int, nargs="+", default=[0])
     parser.add_argument("--bounces", type=int, default=100_000, help="billiard: bounces per trajectory (4)")
-    parser.add_argument("--iterations", type=int, default=400, help="HMC: iterations per chain (16 chains)")
+    parser.add_argument("--iterations", type=int, default=400, help="HMC: iterations per chain (8 chains)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     results = []

@@ -525,7 +525,7 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
     * "billiard": the paper's kernel billiard, `n_chains` trajectories (default 4) of `n_bounces` bounces, or
       n_bounces "auto": until every p+ has MC error < target_error and R-hat < 1.01 (at most max_bounces).
     * "hmc": exact Hamiltonian Monte Carlo on the Gaussian truncated to version space (`kgslab.hmc`, the same
-      posterior), `n_chains` chains (default 16) run to the same rule; n_bounces must be "auto".
+      posterior), `n_chains` chains (default 8) run to the same rule; n_bounces must be "auto".
     * "auto" (default): "hmc" when n_bounces is "auto" (it reaches the converged answer several times
       faster, benchmarks/sampler_ess.py), the billiard when a number of bounces is asked for.
 
@@ -587,7 +587,7 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
 
     def _p_plus(self, K_test):
         if self._sampler() == "hmc":
-            run = hmc_run(self.gram_, self.y_, K_test, "auto", n_chains=self.n_chains or 16, lam=self.lam,
+            run = hmc_run(self.gram_, self.y_, K_test, "auto", n_chains=self.n_chains or 8, lam=self.lam,
                           target_error=self.target_error, random_state=self.seed_, start=self.start_)
         else:
             run = billiard_run(self.gram_, self.y_, K_test, self.n_bounces, n_chains=self.n_chains or 4,

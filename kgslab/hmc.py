@@ -234,7 +234,7 @@ class VersionSpaceHMC:
 
     BLOCK = 256     # iterations drawn per call of the compiled loop (bounds the memory of the velocities)
 
-    def __init__(self, K, y, K_test, *, n_chains: int = 16, lam: float = 0.0, start=None, random_state=None,
+    def __init__(self, K, y, K_test, *, n_chains: int = 8, lam: float = 0.0, start=None, random_state=None,
                  span=None, n_snapshots: int = 8, duration: float = HALF_PI):
         self.lam = as_scalar(lam, "lam", low=0.0)
         self._span = kernel_span(K, lam=self.lam) if span is None else span
@@ -349,7 +349,7 @@ class HMCRun(NamedTuple):
     converged: bool
 
 
-def hmc_run(K, y, K_test, n_iterations="auto", *, n_chains: int = 16, lam: float = 0.0, burn_in: int = 5,
+def hmc_run(K, y, K_test, n_iterations="auto", *, n_chains: int = 8, lam: float = 0.0, burn_in: int = 5,
             target_error: float = 0.01, target_rhat: float = 1.01, max_iterations: int = 5000,
             random_state=None, start=None) -> HMCRun:
     """p+ for every test point from `n_chains` exact HMC chains, with R-hat, ESS and MC error.
@@ -358,6 +358,9 @@ def hmc_run(K, y, K_test, n_iterations="auto", *, n_chains: int = 16, lam: float
     uncounted, then records one draw per iteration (time pi/2).  n_iterations per chain: an integer, or "auto"
     (until every p+ has MC error < target_error and R-hat < target_rhat where p+ is more than 2 target_error
     from 0 and 1, as `billiard_run`; at most max_iterations, with a ConvergenceWarning at the cap).
+    8 chains: on heart (benchmarks/heart_splits.py) 4, 8 and 16 chains reach the rule after about the same
+    total number of iterations (4: the MC error binds; 16: R-hat, which needs long chains), 32 take twice as
+    long; of the cheap ones 8 compare the most chains.
     """
     if K_test is None:
         raise TypeError("K_test must be the (m, l) cross-kernel of the test points, got None")

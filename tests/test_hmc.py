@@ -32,7 +32,7 @@ def test_auto_run_meets_its_targets_and_its_error_bars_hold_against_exact_volume
 def test_long_run_matches_brute_force_volume_ratios_in_more_dimensions(d, seed):
     X, y, T, rng = separable_problem(d, n_train=6, n_test=25, seed=seed)
     exact = exact_volume_ratio(X, y, T, rng)           # uniform points on the sphere kept in version space
-    run = hmc_run(linear_kernel(X), y, linear_kernel(T, X), 300, random_state=seed)
+    run = hmc_run(linear_kernel(X), y, linear_kernel(T, X), 300, n_chains=16, random_state=seed)   # 4800 draws
     assert np.sum((exact > 0.1) & (exact < 0.9)) >= 5
     assert np.max(np.abs(run.p_plus - exact)) < 0.03
     assert np.all(np.abs(run.p_plus - exact) <= 4 * run.mc_error + 0.01)
