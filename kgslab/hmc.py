@@ -42,9 +42,10 @@ Gaussian (the flow keeps it), so each iteration is read at 8 evenly spaced times
 point j and iteration n is the fraction of those snapshots with <c(t), phi(x_j)> > 0 (more snapshots, or the
 exact fraction of the flight's time, add little: 32 snapshots give 3% more effective samples than 8 on heart).
 The loop over events is compiled (numba, `_fly`): a bounce costs about 0.3 us on heart (l = 162), against
-3.5 us for the 16 chains flown in lockstep by numpy that preceded it (benchmarks/sampler_ess.py).  Per bounce
-HMC buys about as many effective samples as the billiard on heart.  Independent chains, split rank R-hat and ESS (`kgslab.diagnostics`) decide
-when to stop, as for the billiard.
+3.5 us for the 16 chains flown in lockstep by numpy that preceded it, and a converged heart split takes about
+1 s of one core (benchmarks/heart_splits.py).  Per bounce HMC buys about as many effective samples as the
+billiard on heart.  Independent chains, split rank R-hat and ESS (`kgslab.diagnostics`) decide when to stop,
+as for the billiard.
 
 Soft version (BT section 5): K + lam I for the training points, the cross-kernel as given.
 """
@@ -224,7 +225,7 @@ class VersionSpaceHMC:
     c(t) = cos t (c0 + G'Q) + sin t (v0 - G'P) is formed when needed: at `n_snapshots` evenly spaced times of
     each iteration, where every test point's label is read as sign (P_test c) with P_test = K_test U diag(s)^-1/2,
     and at the end of the iteration, where the margins are recomputed from c (no drift from the updates).
-    The loop over events is `_fly` (compiled by numba; a bounce costs about 0.5 us on heart).
+    The loop over events is `_fly` (compiled by numba; a bounce costs about 0.3 us on heart).
 
     Chain k draws its start radius and its velocities from its own generator (SeedSequence child k of
     random_state), so a chain's draws do not depend on how a run is cut into `run` calls.
