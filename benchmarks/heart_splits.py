@@ -7,8 +7,9 @@ labels with mean |p+ difference| < 0.03.  A split is data.random_split(X, y, 0.6
 BT paper's RBF width (heart sigma = 10, thyroid sigma = 3); the estimator is fitted on the training kernel and
 asked for predict_proba on the test points (the "auto" run), with seeds 1 and 2; each row keeps the run's
 diagnostics (largest R-hat of the points the rule waits for, largest MC error, smallest ESS, draws per chain).
-What only the first run of a process pays (importing numba, loading the compiled loop) is timed once, apart.  Times are this process's CPU
-seconds (BLAS on one thread): on a shared machine they are what a quiet core takes, wall time is not.
+What only the first run of a process pays (importing numba, loading the compiled loop) is timed once, apart. Times
+are this process's CPU seconds (BLAS on one thread): on a shared machine they are what a quiet core takes, wall
+time is not.
 """
 
 from __future__ import annotations

@@ -71,8 +71,11 @@ MAX_ITERATIONS = 1_000_000   # per chain: beyond this a run takes hours; refuse 
 
 
 def _fly(start, kicks, walls, impulses, reflect, test_impulses, to_test, duration, snapshot_times, fractions,
-         margins, slopes, cos_sums, sin_sums, keys, watch):
+         margins, slopes, cos_sums, sin_sums, keys, watch, max_bounces):
     """One chain through len(kicks) iterations; returns (bounces, lowest margin after a bounce when `watch`).
+
+    bounces = -1: an iteration reached `max_bounces` bounces and the flight stopped there (compiled code cannot
+    be interrupted, so it must not be able to run for ever).
 
     Iteration n starts at c0 = start with velocity v0 = kicks[n].  Margins and slopes of the walls, and the two
     numbers per test point that its label needs:
@@ -123,6 +126,7 @@ def _fly(start, kicks, walls, impulses, reflect, test_impulses, to_test, duratio
             keys[i] = slopes[i] / max(margins[i], 1e-300)
         clock, cos_clock, sin_clock = 0.0, 1.0, 0.0
         taken = 0
+        in_iteration = 0
         while True:
             # the nearest wall = the smallest key (the wall just left has +inf): the minimum over four lanes
             # (vector code), then its place
@@ -187,6 +191,9 @@ def _fly(start, kicks, walls, impulses, reflect, test_impulses, to_test, duratio
                     lowest = min(lowest, margins[i])
             keys[wall] = np.inf
             bounces += 1
+            in_iteration += 1
+            if in_iteration >= max_bounces:
+                return -1, lowest
         for j in range(m):
             fractions[n, j] /= n_snapshots
         # the next start: c(duration) = cos T (c0 + G'Q) + sin T (v0 - G'P)
@@ -234,6 +241,9 @@ class VersionSpaceHMC:
     """
 
     BLOCK = 256     # iterations drawn per call of the compiled loop (bounds the memory of the velocities)
+    # an iteration with more bounces than this is refused (heart: about 1100; 10**7 is seconds of one core):
+    # the compiled loop cannot be interrupted, so a flight that never ends must not be possible
+    MAX_BOUNCES_PER_ITERATION = 10_000_000
 
     def __init__(self, K, y, K_test, *, n_chains: int = 8, lam: float = 0.0, start=None, random_state=None,
                  span=None, n_snapshots: int = 8, duration: float = HALF_PI):
@@ -317,7 +327,12 @@ class VersionSpaceHMC:
                 bounces, lowest = fly(self._start[k], kicks, self._walls, self._impulses, self._reflect,
                                       self._test_impulses, self._to_test, self.duration, self._snapshot_times,
                                       fractions, self._margins[k], self._slopes[k], self._cos_sums,
-                                      self._sin_sums, self._keys, self.watch)
+                                      self._sin_sums, self._keys, self.watch,
+                                      self.MAX_BOUNCES_PER_ITERATION)
+                if bounces < 0:
+                    raise RuntimeError(f"an exact HMC iteration of chain {k} bounced {self.MAX_BOUNCES_PER_ITERATION} "
+                                       "times without ending: version space is too thin for this sampler "
+                                       "(nearly parallel walls of opposite sides?); try lam > 0 (the soft version)")
                 self._draws[k].append(fractions)
                 self.n_bounces[k] += bounces
                 self.lowest_margin = min(self.lowest_margin, lowest)

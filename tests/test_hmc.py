@@ -69,7 +69,7 @@ def test_the_compiled_loop_computes_what_its_python_source_says():
         bounces, lowest = fly(sampler._start[0], kicks, sampler._walls, sampler._impulses, sampler._reflect,
                               sampler._test_impulses, sampler._to_test, sampler.duration,
                               sampler._snapshot_times, fractions, sampler._margins[0], sampler._slopes[0],
-                              sampler._cos_sums, sampler._sin_sums, sampler._keys, True)
+                              sampler._cos_sums, sampler._sin_sums, sampler._keys, True, 10**6)
         results.append((bounces, fractions, sampler._start[0].copy(), sampler._margins[0].copy()))
     (bounces, fractions, start, margins), (bounces_py, fractions_py, start_py, margins_py) = results
     assert bounces == bounces_py > 10
@@ -87,6 +87,17 @@ def test_a_chain_gives_the_same_draws_however_the_run_is_cut():
     np.testing.assert_array_equal(whole.n_bounces, cut.n_bounces)
     other = VersionSpaceHMC(K, y, K_test, n_chains=3, random_state=9).run(12)
     assert not np.array_equal(whole.draws(), other.draws())
+
+
+def test_a_flight_that_does_not_end_is_stopped_with_a_clear_error():
+    # the compiled loop cannot be interrupted: an iteration past its cap of bounces must stop and say so
+    X, y, T, _ = separable_problem(4, n_train=30, n_test=3, seed=3)
+    sampler = VersionSpaceHMC(linear_kernel(X), y, linear_kernel(T, X), n_chains=2, random_state=0)
+    sampler.MAX_BOUNCES_PER_ITERATION = 3
+    with pytest.raises(RuntimeError, match="bounced 3 times without ending"):
+        sampler.run(2)
+    uncapped = VersionSpaceHMC(linear_kernel(X), y, linear_kernel(T, X), n_chains=2, random_state=0).run(2)
+    assert uncapped.n_bounces.min() > 3                    # the cap, not the problem, stopped the first one
 
 
 def test_energy_is_kept_so_the_radius_is_chi_distributed():
