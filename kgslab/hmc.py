@@ -240,7 +240,9 @@ class VersionSpaceHMC:
     the iteration's snapshots at which each test point is labelled +1.
     """
 
-    BLOCK = 256     # iterations drawn per call of the compiled loop (bounds the memory of the velocities)
+    # iterations per call of the compiled loop: bounds the memory of the velocities, and keeps Ctrl-C answered
+    # (Python sees it between calls; 32 iterations of heart take ~10 ms)
+    BLOCK = 32
     # an iteration with more bounces than this is refused (heart: about 1100; 10**7 is seconds of one core):
     # the compiled loop cannot be interrupted, so a flight that never ends must not be possible
     MAX_BOUNCES_PER_ITERATION = 10_000_000
