@@ -110,8 +110,15 @@ def main(argv=None):
         if args.only and os.path.exists(args.out):
             prefix = {"billiard": "billiard", "hmc": "exact HMC", "kgs": "KGS"}[args.only]
             with open(args.out) as handle:
-                kept = [row for row in json.load(handle)["rows"] if not row["problem"].startswith(prefix)]
-            rows = kept + rows
+                old = json.load(handle)["rows"]
+            # the new rows take the places of the ones they replace (readers list the file in its order)
+            places = [k for k, row in enumerate(old) if row["problem"].startswith(prefix)]
+            if len(places) == len(rows):
+                for k, row in zip(places, rows):
+                    old[k] = row
+                rows = old
+            else:
+                rows = [row for row in old if not row["problem"].startswith(prefix)] + rows
         with open(args.out, "w") as handle:
             json.dump({"command": "python benchmarks/agreement.py --out " + args.out + " (each row: its own command)",
                        "rows": rows}, handle, indent=1)

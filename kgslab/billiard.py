@@ -525,9 +525,10 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
     * "billiard": the paper's kernel billiard, `n_chains` trajectories (default 4) of `n_bounces` bounces, or
       n_bounces "auto": until every p+ has MC error < target_error and R-hat < 1.01 (at most max_bounces).
     * "hmc": exact Hamiltonian Monte Carlo on the Gaussian truncated to version space (`kgslab.hmc`, the same
-      posterior), `n_chains` chains (default 16) run to the same rule; n_bounces must be "auto".
-    * "auto" (default): "hmc" when n_bounces is "auto" (it reaches the converged answer several times
-      faster, benchmarks/sampler_ess.py), the billiard when a number of bounces is asked for.
+      posterior), `n_chains` chains (default 8) run to the same rule; n_bounces must be "auto".
+    * "auto" (default): "hmc" when n_bounces is "auto" (its compiled loop reaches the converged answer of a
+      heart split in about 1 s of one core, 20-30 times faster than the billiard: benchmarks/heart_splits.py,
+      benchmarks/sampler_ess.py), the billiard when a number of bounces is asked for.
 
     burn_in, refresh_every and max_bounces are the billiard's.  The samplers depend only on the training data
     and the seed drawn at fit time, never on the test points; with a fixed n_bounces a point gets the same p+
@@ -587,7 +588,7 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
 
     def _p_plus(self, K_test):
         if self._sampler() == "hmc":
-            run = hmc_run(self.gram_, self.y_, K_test, "auto", n_chains=self.n_chains or 16, lam=self.lam,
+            run = hmc_run(self.gram_, self.y_, K_test, "auto", n_chains=self.n_chains or 8, lam=self.lam,
                           target_error=self.target_error, random_state=self.seed_, start=self.start_)
         else:
             run = billiard_run(self.gram_, self.y_, K_test, self.n_bounces, n_chains=self.n_chains or 4,

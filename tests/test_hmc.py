@@ -32,7 +32,7 @@ def test_auto_run_meets_its_targets_and_its_error_bars_hold_against_exact_volume
 def test_long_run_matches_brute_force_volume_ratios_in_more_dimensions(d, seed):
     X, y, T, rng = separable_problem(d, n_train=6, n_test=25, seed=seed)
     exact = exact_volume_ratio(X, y, T, rng)           # uniform points on the sphere kept in version space
-    run = hmc_run(linear_kernel(X), y, linear_kernel(T, X), 300, random_state=seed)
+    run = hmc_run(linear_kernel(X), y, linear_kernel(T, X), 300, n_chains=16, random_state=seed)   # 4800 draws
     assert np.sum((exact > 0.1) & (exact < 0.9)) >= 5
     assert np.max(np.abs(run.p_plus - exact)) < 0.03
     assert np.all(np.abs(run.p_plus - exact) <= 4 * run.mc_error + 0.01)
@@ -42,12 +42,12 @@ def test_chains_stay_in_version_space_and_their_bookkeeping_equals_recomputed_ma
     X, y, _, _ = separable_problem(5, n_train=40, n_test=0, seed=11)
     T = np.random.default_rng(0).standard_normal((7, 5))
     sampler = VersionSpaceHMC(linear_kernel(X), y, linear_kernel(T, X), n_chains=4, random_state=0)
-    smallest = np.inf
-    for _ in range(3000):
-        sampler._event()
-        smallest = min(smallest, sampler.margins.min())
-    assert smallest > -1e-9 and sampler.n_bounces.min() > 100 and sampler.n_iterations > 3
-    # the margins carried by rotations and reflections = F c with c rebuilt from the impulse sums
+    sampler.watch = True                      # the compiled loop records the smallest margin after each bounce
+    sampler.run(15)
+    # (the wall just hit has margin 0 up to rounding: the record is there and never below it)
+    assert abs(sampler.lowest_margin) < 1e-9 and sampler.n_bounces.min() > 100 and sampler.n_iterations == 15
+    # the margins carried by rotations and reflections to the end of the last iteration = F c with c rebuilt
+    # from the impulse sums
     coordinates = sampler.coordinates()
     recomputed = coordinates @ sampler._walls
     np.testing.assert_allclose(sampler.margins, recomputed, atol=1e-8)
@@ -57,16 +57,59 @@ def test_chains_stay_in_version_space_and_their_bookkeeping_equals_recomputed_ma
     np.testing.assert_allclose(y * (w @ X.T), recomputed, atol=1e-8)
 
 
+def test_the_compiled_loop_computes_what_its_python_source_says():
+    # numba compiles hmc._fly; the same function run by the interpreter must give the same flight
+    from kgslab.hmc import _compiled_flight, _fly
+    X, y, T, _ = separable_problem(3, n_train=8, n_test=5, seed=1)
+    results = []
+    for fly in (_compiled_flight(), _fly):
+        sampler = VersionSpaceHMC(linear_kernel(X), y, linear_kernel(T, X), n_chains=1, random_state=3)
+        kicks = np.random.default_rng(5).standard_normal((4, sampler.rank))
+        fractions = np.empty((4, 5))
+        bounces, lowest = fly(sampler._start[0], kicks, sampler._walls, sampler._impulses, sampler._reflect,
+                              sampler._test_impulses, sampler._to_test, sampler.duration,
+                              sampler._snapshot_times, fractions, sampler._margins[0], sampler._slopes[0],
+                              sampler._cos_sums, sampler._sin_sums, sampler._keys, True, 10**6)
+        results.append((bounces, fractions, sampler._start[0].copy(), sampler._margins[0].copy()))
+    (bounces, fractions, start, margins), (bounces_py, fractions_py, start_py, margins_py) = results
+    assert bounces == bounces_py > 10
+    np.testing.assert_array_equal(fractions, fractions_py)
+    np.testing.assert_allclose(start, start_py, rtol=1e-12)
+    np.testing.assert_allclose(margins, margins_py, rtol=1e-10, atol=1e-12)
+
+
+def test_a_chain_gives_the_same_draws_however_the_run_is_cut():
+    X, y, T, _ = separable_problem(4, n_train=20, n_test=9, seed=6)
+    K, K_test = linear_kernel(X), linear_kernel(T, X)
+    whole = VersionSpaceHMC(K, y, K_test, n_chains=3, random_state=8).run(12)
+    cut = VersionSpaceHMC(K, y, K_test, n_chains=3, random_state=8).run(5).run(7)
+    np.testing.assert_array_equal(whole.draws(), cut.draws())
+    np.testing.assert_array_equal(whole.n_bounces, cut.n_bounces)
+    other = VersionSpaceHMC(K, y, K_test, n_chains=3, random_state=9).run(12)
+    assert not np.array_equal(whole.draws(), other.draws())
+
+
+def test_a_flight_that_does_not_end_is_stopped_with_a_clear_error():
+    # the compiled loop cannot be interrupted: an iteration past its cap of bounces must stop and say so
+    X, y, T, _ = separable_problem(4, n_train=30, n_test=3, seed=3)
+    sampler = VersionSpaceHMC(linear_kernel(X), y, linear_kernel(T, X), n_chains=2, random_state=0)
+    sampler.MAX_BOUNCES_PER_ITERATION = 3
+    with pytest.raises(RuntimeError, match="bounced 3 times without ending"):
+        sampler.run(2)
+    uncapped = VersionSpaceHMC(linear_kernel(X), y, linear_kernel(T, X), n_chains=2, random_state=0).run(2)
+    assert uncapped.n_bounces.min() > 3                    # the cap, not the problem, stopped the first one
+
+
 def test_energy_is_kept_so_the_radius_is_chi_distributed():
     # The truncated Gaussian on a cone has ||c|| ~ chi_r whatever the cone: a reflection that lost or gained
-    # energy, or a wrong flight, would bend this law.  Snapshots every 1/8 of an iteration, 40 iterations apart.
+    # energy, or a wrong flight, would bend this law.  Positions at the end of an iteration, 5 iterations apart.
     X, y, _, _ = separable_problem(4, n_train=30, n_test=0, seed=3)
     T = np.ones((1, 4))
     sampler = VersionSpaceHMC(linear_kernel(X), y, linear_kernel(T, X), n_chains=8, random_state=1)
     radii = []
     for _ in range(40):
         sampler.run(5)
-        radii.append(np.linalg.norm(sampler._snapshots[:, 3], axis=1))
+        radii.append(np.linalg.norm(sampler.coordinates(), axis=1))
     radii = np.concatenate(radii)
     assert stats.kstest(radii, stats.chi(df=4).cdf).pvalue > 1e-3
     # the test can fail: the same radii scaled by 1.25 are refused

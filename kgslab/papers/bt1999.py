@@ -529,7 +529,7 @@ def write_figure2(path, name, n_splits=100, auto=100, random_state=1999, n_jobs=
     payload = {"command": f"{FIGURE2_COMMAND} {name} --auto {auto}",
                "what": "bounce_study: y_test, svm_decision, svm0_decision (splits, m); p_plus "
                        "(levels, splits, trajectories, m) from independent trajectories read at each level; "
-                       "auto_* from the estimator's default run (BayesianTransduction(): exact HMC, 16 "
+                       "auto_* from the estimator's default run (BayesianTransduction(): exact HMC, 8 "
                        "chains until every MC error < 0.01 and R-hat < 1.01; auto_n_bounces per chain, "
                        "auto_seconds its CPU time) on the first auto_splits splits",
                "wall_seconds": round(wall, 1),
