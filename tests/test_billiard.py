@@ -277,3 +277,24 @@ def test_a_test_point_orthogonal_to_the_training_points_is_a_coin_flip():
     K_test[1] = 0.0                                      # e.g. an RBF point far from every training point
     p_plus = billiard_probabilities(linear_kernel(X), y, K_test, 200, random_state=0)
     assert p_plus[1] == 0.5 and transductive_confidence(p_plus)[1] == 0.0
+
+
+def test_counted_arc_is_the_flight_since_reset_times_and_p_plus_its_share():
+    X, y, T, _ = separable_problem(3, n_train=8, n_test=5, seed=2)
+    ball = KernelBilliard(linear_kernel(X), y, linear_kernel(T, X), random_state=1)
+    ball.run(20)
+    ball.reset_times()
+    assert ball.counted_arc == 0.0
+    start = ball.arc_length
+    ball.run(50)
+    assert ball.counted_arc == ball.arc_length - start > 0
+    np.testing.assert_allclose(ball.p_plus * ball.counted_arc, ball.time_plus)
+
+
+def test_a_run_too_short_for_diagnostics_reports_nan_and_not_converged():
+    from kgslab.billiard import billiard_run
+    X, y, T, _ = separable_problem(3, n_train=8, n_test=5, seed=2)
+    run = billiard_run(linear_kernel(X), y, linear_kernel(T, X), 3, n_chains=2, burn_in=5, random_state=0)
+    assert run.n_bounces == 3 and not run.converged
+    assert all(np.isnan(part).all() and part.shape == (5,) for part in (run.rhat, run.ess, run.mc_error))
+    assert ((run.p_plus >= 0) & (run.p_plus <= 1)).all()
