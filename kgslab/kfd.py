@@ -431,9 +431,8 @@ class _FisherFit:
 def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, tol):
     """EM for the shared-covariance model in the span of the basis (the paper's section 4).
 
-    Its matrices are b x b (b = n_basis, about 200): callers run it under `blas_threads()` (one thread;
-    measured on the kit's 2-core machine under load: Cholesky of a 200 x 200 matrix 0.8 ms on one
-    thread, 120 ms on two).
+    Its matrices are b x b (b = n_basis, about 200): callers run it under `blas_threads()`, one thread, because
+    for matrices this small BLAS threads cost more than they save (benchmarks/measured.md).
     """
     rates = np.array(initial_flip_rates, dtype=float)
     frozen = rates == 0
