@@ -2,7 +2,7 @@
 
 Each experiment check (timings, the comparison with K_bow, the classification of pairs of languages) is tried
 blank, wrong in the usual ways, re-run after a fall-back, with a changed input and with an endless loop; the
-references in `kgslab.text_study` are compared with independent computations (scikit-learn's cross-validation
+references in `kgslab.papers.coursework` are compared with independent computations (scikit-learn's cross-validation
 with the kit's KernelAdatron, brute-force loops over pairs).
 """
 
@@ -14,7 +14,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GroupKFold, KFold, cross_val_score
 
-from kgslab import check, data, text_study
+from kgslab import check, data
+from kgslab.papers import coursework
 from kgslab.adatron import KernelAdatron, adatron_with_bias
 from kgslab.kernels import normalise
 
@@ -179,7 +180,7 @@ def test_timing_reference_measures_the_calls():
         calls.append(len(docs))
         time.sleep(0.002 * len(docs))
 
-    seconds = text_study.kernel_timings([sleeper], list("abcdefghij"), [5, 10], repeat=2)
+    seconds = coursework.kernel_timings([sleeper], list("abcdefghij"), [5, 10], repeat=2)
     assert calls == [5, 5, 10, 10]
     assert seconds.shape == (1, 2) and np.all(seconds >= [0.01, 0.02]) and np.all(seconds < np.array([0.01, 0.02]) + 0.05)
 
@@ -246,7 +247,7 @@ def test_pair_group_means_against_a_loop_over_pairs():
             n_pairs[kind] += 1
             for column, K in enumerate((K_first, K_second)):
                 sums[kind, column] += K[i, j] / np.sqrt(K[i, i] * K[j, j])
-    assert np.allclose(text_study.pair_group_means(K_first, K_second, language, article), sums / n_pairs[:, None])
+    assert np.allclose(coursework.pair_group_means(K_first, K_second, language, article), sums / n_pairs[:, None])
 
 
 # ---- classification of pairs of languages --------------------------------------------------------
@@ -289,7 +290,7 @@ def test_pair_accuracy_against_sklearn_cross_validation():
     index = np.flatnonzero(np.isin(language, ["french", "italian"]))
     K = normalise(kernels.K_2mer)[np.ix_(index, index)][::3, ::3]      # every third document: a hard, small task
     lang, art = language[index][::3], article[index][::3]
-    ours = text_study.pair_accuracy(K, lang, art, "french", "italian", adatron_with_bias, C=0.05)
+    ours = coursework.pair_accuracy(K, lang, art, "french", "italian", adatron_with_bias, C=0.05)
     labels = np.where(lang == "french", -1.0, 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -301,10 +302,10 @@ def test_pair_accuracy_against_sklearn_cross_validation():
 def test_references_refuse_bad_input():
     K = np.eye(4)
     with pytest.raises(ValueError, match="language"):
-        text_study.pair_group_means(K, K, np.array(["a", "b"]), np.arange(4))
+        coursework.pair_group_means(K, K, np.array(["a", "b"]), np.arange(4))
     with pytest.raises(ValueError, match="first and second"):
-        text_study.pair_accuracy(K, np.array(list("aabb")), np.arange(4), "a", "c", adatron_with_bias)
+        coursework.pair_accuracy(K, np.array(list("aabb")), np.arange(4), "a", "c", adatron_with_bias)
     with pytest.raises(ValueError, match="sizes"):
-        text_study.kernel_timings([len], ["x", "y"], [3])
+        coursework.kernel_timings([len], ["x", "y"], [3])
     with pytest.raises(TypeError, match="kernels"):
-        text_study.kernel_timings("len", ["x"], [1])
+        coursework.kernel_timings("len", ["x"], [1])

@@ -1,7 +1,8 @@
-"""Notebooks 01-02's experiments done by the student (issue 16): the references and the checks that judge them.
+"""The coursework's experiments done by the student: the references and the checks that judge them.
 
 The references (`kgslab.papers.coursework`) are compared with independent computations (scikit-learn's Ridge,
-LinearRegression, KernelRidge with cross_val_score, and the kit's one-gamma `cv_error`).  Each check is then
+LinearRegression, KernelRidge with cross_val_score, the kit's one-gamma `cv_error` and scipy's Gaussian
+density; cross_validate_C in tests/test_nb05_cv_check.py).  Each check is then
 fed the student's usual mistakes, which must never earn a tick and should be named in words.
 """
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import LinearRegression, Ridge
+from scipy.stats import multivariate_normal
 from sklearn.model_selection import KFold, cross_val_score
 
 from kgslab import check, data, regression
@@ -89,7 +91,36 @@ def test_tune_width_and_gamma_is_tune_gamma_row_by_row():
     assert cv_map[list(widths).index(best_L), list(gammas).index(best_gamma)] == cv_map.min()
 
 
+def gaussian_log_density(K, y, sigma2):
+    """ln N(y; 0, K + sigma2 I) by scipy: eq. (16) from an independent implementation."""
+    return multivariate_normal(mean=np.zeros(len(y)), cov=K + sigma2 * np.eye(len(y))).logpdf(y)
+
+
+def test_evidence_curve_is_scipys_gaussian_density_and_its_argmax():
+    X, y = data.sinc_data(25, random_state=3)
+    K, sigma2s = rbf_kernel(X, L=0.7), np.logspace(-3, 0.5, 8)
+    curve, best = coursework.evidence_curve(K, y, sigma2s)
+    expected = [gaussian_log_density(K, y, sigma2) for sigma2 in sigma2s]
+    np.testing.assert_allclose(curve, expected, rtol=1e-9)
+    assert best == sigma2s[np.argmax(expected)] and 0 < np.argmax(expected) < len(sigma2s) - 1   # an inner optimum
+
+
+def test_evidence_over_widths_is_scipys_gaussian_density_and_its_argmax():
+    X, y = data.sinc_data(25, random_state=4)
+    widths = np.array([0.05, 0.3, 1.0, 5.0])
+    curve, best = coursework.evidence_over_widths(X, y, 0.05, widths)
+    expected = [gaussian_log_density(rbf_kernel(X, L=width), y, 0.05) for width in widths]
+    np.testing.assert_allclose(curve, expected, rtol=1e-9)
+    assert best == widths[np.argmax(expected)]
+
+
 @pytest.mark.parametrize("call, words", [
+    (lambda: coursework.evidence_curve(np.eye(3), np.ones(3), [0.1, 0.0]), "sigma2s must all be > 0"),
+    (lambda: coursework.evidence_over_widths(np.zeros((3, 1)), np.ones(3), 0.1, [-1.0]), "widths must all be > 0"),
+    (lambda: coursework.cross_validate_C(np.eye(4), [1, -1, 1, -1], [1.0], "folds"), "folds must be a non-empty"),
+    (lambda: coursework.cross_validate_C(np.eye(4), [1, -1, 1, -1], [1.0], [([0, 1], [5])]), r"folds\[0\] must hold"),
+    (lambda: coursework.cross_validate_C(np.eye(4), [1, -1, 1, -1], [1.0], [([0, 2], [1, 3])]),
+     r"folds\[0\]'s fit rows must hold both classes"),
     (lambda: coursework.noise_study([-1.0], 10), "gammas must all be >= 0"),
     (lambda: coursework.noise_study(GAMMAS, 0), "n_train must be >= 1"),
     (lambda: coursework.noise_study(GAMMAS, 10, noise_levels=[np.nan]), "noise_levels must contain only finite"),
@@ -98,7 +129,7 @@ def test_tune_width_and_gamma_is_tune_gamma_row_by_row():
     (lambda: coursework.tune_width_and_gamma(np.zeros((5, 1)), np.zeros(5), [0.0], [0.1]), "widths must all be > 0"),
 ])
 def test_bad_input_names_the_argument(call, words):
-    with pytest.raises(ValueError, match=words):
+    with pytest.raises((TypeError, ValueError), match=words):
         call()
 
 

@@ -12,6 +12,7 @@ import pytest
 from kgslab import check
 from kgslab.adatron import KernelAdatron
 from kgslab.check import nb05_adatron
+from kgslab.papers import coursework
 
 from test_adatron_checks import with_bias as adatron_with_bias
 
@@ -63,7 +64,7 @@ def test_the_reference_agrees_with_scikit_learn_on_the_same_folds():
 
     for case in nb05_adatron._cv_cases():
         K, y, Cs, folds = case.args
-        accuracy, hinge, best_C = nb05_adatron._cross_validate_C(K, y, Cs, folds)
+        accuracy, hinge, best_C = coursework.cross_validate_C(K, y, Cs, folds)
         search = GridSearchCV(KernelAdatron(kernel="precomputed"), {"C": Cs}, cv=folds, refit=False,
                               scoring={"accuracy": "accuracy", "hinge": make_scorer(
                                   hinge_loss, greater_is_better=False, response_method="decision_function")})
