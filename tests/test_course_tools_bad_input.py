@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgslab import notebooks, release
+from kgslab import notebooks, grading_layout, release
 
 # Bad values by kind of argument: every one of them was accepted by some tool before (issue 26).
 BAD_PATHS = st.one_of(st.integers(-3, 10), st.floats(allow_nan=True), st.none(), st.binary(min_size=1, max_size=8),
@@ -104,24 +104,24 @@ def test_release_takes_str_and_path_alike(tmp_path):
 @settings(max_examples=40, deadline=None)
 @given(bad=BAD_POINTS)
 def test_nbgrader_metadata_refuses_points_that_are_not_finite_and_non_negative(bad):
-    refused(lambda: release.nbgrader_metadata("nb-cell", grade=True, points=bad), "points")
+    refused(lambda: grading_layout.nbgrader_metadata("nb-cell", grade=True, points=bad), "points")
 
 
 @settings(max_examples=40, deadline=None)
 @given(bad=BAD_GRADE_IDS)
 def test_nbgrader_metadata_refuses_grade_ids_nbgrader_cannot_name_a_cell_by(bad):
-    refused(lambda: release.nbgrader_metadata(bad), "grade_id")
+    refused(lambda: grading_layout.nbgrader_metadata(bad), "grade_id")
 
 
 @settings(max_examples=25, deadline=None)
 @given(bad=BAD_FLAGS, which=st.sampled_from(["solution", "grade", "locked"]))
 def test_nbgrader_metadata_refuses_flags_that_are_not_booleans(bad, which):
-    refused(lambda: release.nbgrader_metadata("nb-cell", **{which: bad}, points=1), which)
+    refused(lambda: grading_layout.nbgrader_metadata("nb-cell", **{which: bad}, points=1), which)
 
 
 def test_nbgrader_metadata_keeps_what_nbgrader_expects():
-    assert release.nbgrader_metadata("nb-test", grade=True, locked=True, points=2) == {
+    assert grading_layout.nbgrader_metadata("nb-test", grade=True, locked=True, points=2) == {
         "grade": True, "grade_id": "nb-test", "locked": True, "schema_version": 3, "solution": False,
         "task": False, "points": 2}
-    refused(lambda: release.nbgrader_metadata("nb-test", grade=True), "points")              # graded without points
-    refused(lambda: release.nbgrader_metadata("nb-test", points=1), "points")                # points on an ungraded cell
+    refused(lambda: grading_layout.nbgrader_metadata("nb-test", grade=True), "points")              # graded without points
+    refused(lambda: grading_layout.nbgrader_metadata("nb-test", points=1), "points")                # points on an ungraded cell

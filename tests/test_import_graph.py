@@ -167,8 +167,8 @@ def test_a_private_name_taken_from_another_module_is_found(tmp_path, monkeypatch
 
 PAPERS = ("kgslab.papers",)
 CALLERS_OF_PAPERS = ("kgslab.check", "kgslab.widgets")
-COURSE_TOOLS = ("kgslab.assignments", "kgslab.feedback", "kgslab.grade", "kgslab.grader", "kgslab.notebooks",
-                "kgslab.release")
+COURSE_TOOLS = ("kgslab._notebook_files", "kgslab.assignments", "kgslab.feedback", "kgslab.grade", "kgslab.grader",
+                "kgslab.grading_layout", "kgslab.notebooks", "kgslab.release")
 
 
 def layer(module: str) -> str:
