@@ -34,7 +34,7 @@ from .._validation import (as_float_array, as_gram, as_matrix, as_pm1_labels, as
 from ..adatron import adatron_with_bias
 from ..data import linear_data
 from ..kernels import normalise, rbf_kernel
-from ..regression import linear_fit_errors, log_evidence, ridge_errors
+from ..regression import cv_error, linear_fit_errors, log_evidence, ridge_errors
 
 __all__ = ["NOISE_TEST_POINTS", "noise_study", "linear_regression_table", "tune_gamma", "tune_width_and_gamma",
            "evidence_curve", "evidence_over_widths", "cross_validate_C", "kernel_timings", "pair_group_means",
@@ -90,28 +90,6 @@ def linear_regression_table(X_train, y_train, X_test, y_test, *, gammas=(0.0, 1e
     return gammas, errors
 
 
-def _cv_errors(X, y, L, gammas, n_folds, random_state) -> np.ndarray:
-    """`regression.cv_error` for every gamma at once: one eigendecomposition of each fold's Gram matrix.
-
-    alpha = U (Lambda + gamma l I)^{-1} U' y for all gammas from K = U Lambda U' (eq. 5), so a grid of gammas
-    costs one O(l^3) step per fold instead of one per gamma.  Directions whose eigenvalue (plus gamma l) is at
-    the rounding level are dropped, as `regression.kernel_ridge` does for a numerically singular system.
-    """
-    from sklearn.model_selection import KFold
-
-    fold_errors = np.zeros((n_folds, len(gammas)))
-    for fold, (train, held_out) in enumerate(KFold(n_folds, shuffle=True, random_state=random_state).split(X)):
-        eigenvalues, eigenvectors = np.linalg.eigh(rbf_kernel(X[train], L=L))
-        n_points = len(train)
-        rounding = n_points * np.finfo(float).eps * np.max(np.abs(eigenvalues))
-        shifted = eigenvalues[None, :] + n_points * gammas[:, None]            # (n_gammas, l)
-        inverse = np.where(shifted > rounding, 1.0 / np.where(shifted > rounding, shifted, 1.0), 0.0)
-        alphas = (inverse * (eigenvectors.T @ y[train])[None, :]) @ eigenvectors.T   # one alpha per row
-        predictions = alphas @ rbf_kernel(X[held_out], X[train], L=L).T        # eq. (6), (n_gammas, n_held_out)
-        fold_errors[fold] = np.mean((predictions - y[held_out][None, :]) ** 2, axis=1)
-    return fold_errors.mean(axis=0)
-
-
 def tune_gamma(X, y, L, gammas, n_folds=5, random_state=0):
     """Exercise 3a: the n_folds-fold CV error of kRR (RBF width L) for each gamma, and the gamma that minimises it.
 
@@ -126,7 +104,7 @@ def tune_gamma(X, y, L, gammas, n_folds=5, random_state=0):
     if n_folds > len(y):
         raise ValueError(f"n_folds must be at most the number of points ({len(y)}), got {n_folds}")
     check_random_state_kind(random_state)
-    cv_errors = _cv_errors(X, y, L, gammas, n_folds, random_state)
+    cv_errors = np.array([cv_error(X, y, L, gamma, n_folds, random_state) for gamma in gammas])
     return float(gammas[np.argmin(cv_errors)]), cv_errors
 
 
