@@ -53,7 +53,7 @@ from fuzz_strategies import (BAD, exact_floats, features, gram, gram_and_factor,
 # entry and register their names below.
 _GRADING = ("the grading machinery of issue 30 (closed references, the forked and the sandboxed runs, plain data, "
             "hidden cases, flags, nbgrader preprocessors): tested in tests/test_grader_units.py, test_hard_stop.py, "
-            "test_closed_references.py and test_grading_cheats.py, not fuzzed yet")
+            "check/test_closed.py and test_grading_cheats.py, not fuzzed yet")
 PENDING = {module: _GRADING for module in ("kgslab.check.closed", "kgslab.check.flags", "kgslab.check.forked",
                                            "kgslab.check.hidden", "kgslab.check.plain", "kgslab.check.sandbox",
                                            "kgslab.check.submission", "kgslab.grader")}

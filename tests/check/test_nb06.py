@@ -1,4 +1,10 @@
-"""Notebook 06's checks of Exercise 7's experiments: the literal solutions pass, and attempts to fool them fail.
+"""Notebook 06's checks: the bag-of-words kernel and Exercise 7's experiments.
+
+Kernels written literally (a dictionary per document, a sparse count matrix) pass and the usual slips are caught.
+For the experiments: the solutions pass, and attempts to fool them fail.
+
+The solutions are read from solutions/06_bag_of_words.ipynb (tests/solution_code.py), and the slips are changes
+of their text, so a change of the notebook is tested as it stands.
 
 Each experiment check (timings, the comparison with K_bow, the classification of pairs of languages) is tried
 blank, wrong in the usual ways, re-run after a fall-back, with a changed input and with an endless loop; the
@@ -8,62 +14,78 @@ with the kit's KernelAdatron, brute-force loops over pairs).
 
 import time
 import warnings
+from collections import Counter
 
 import numpy as np
 import pytest
+import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GroupKFold, KFold, cross_val_score
+from sklearn.model_selection import GroupKFold, cross_val_score
 
-from kgslab import check, data
+from kgslab import check, data, text
 from kgslab.papers import coursework
 from kgslab.adatron import KernelAdatron, adatron_with_bias
 from kgslab.kernels import normalise
+from solution_code import function, variant
 
 
 def blank(*args, **kwargs):
     raise NotImplementedError()
 
 
-# ---- literal solutions (the notebook's) ---------------------------------------------------------
+# ---- the kernel, written literally -------------------------------------------------------------------
 
-def kernel_timings(kernels, docs, sizes, repeat=3):
-    seconds = np.full((len(kernels), len(sizes)), np.inf)
-    for k, kernel in enumerate(kernels):
-        for s, n in enumerate(sizes):
-            for _ in range(repeat):
-                tic = time.perf_counter()
-                kernel(docs[:n])
-                seconds[k, s] = min(seconds[k, s], time.perf_counter() - tic)
-    return seconds
+def naive_bow(docs):
+    counts = [Counter(text.words(doc)) for doc in docs]
+    return np.array([[sum(n * other[word] for word, n in mine.items()) for other in counts] for mine in counts],
+                    dtype=float)
 
 
-def pair_group_means(K_first, K_second, language, article):
-    first_index, second_index = np.triu_indices(len(language), k=1)
-    same = language[first_index] == language[second_index]
-    translated = (article[first_index] == article[second_index]) & ~same
-    kinds = [same, ~same & ~translated, translated]
-    means = np.zeros((3, 2))
-    for column, gram in enumerate([K_first, K_second]):
-        pair_values = normalise(gram)[first_index, second_index]
-        means[:, column] = [pair_values[kind].mean() for kind in kinds]
-    return means
+def sparse_bow(docs):
+    vocabulary, rows, columns = {}, [], []
+    for row, doc in enumerate(docs):
+        for word in text.words(doc):
+            rows.append(row)
+            columns.append(vocabulary.setdefault(word, len(vocabulary)))
+    C = scipy.sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(docs), len(vocabulary)))
+    return (C @ C.T).toarray()
 
 
-def pair_accuracy(K, language, article, first, second, adatron, C=1.0, n_folds=5, *, splitter=None,
-                  use_bias=True, swap_labels=False):
-    chosen = np.flatnonzero((language == first) | (language == second))
-    labels = np.where(language[chosen] == first, -1.0, 1.0)
-    if swap_labels:
-        labels = -labels
-    K_chosen = K[np.ix_(chosen, chosen)]
-    splitter = splitter or GroupKFold(n_splits=n_folds)
-    accuracies = []
-    groups = article[chosen] if isinstance(splitter, GroupKFold) else None
-    for train, test in splitter.split(K_chosen, labels, groups=groups):
-        alpha, b = adatron(K_chosen[np.ix_(train, train)], labels[train], C)
-        decisions = K_chosen[np.ix_(test, train)] @ (alpha * labels[train]) + (b if use_bias else 0.0)
-        accuracies.append(np.mean(np.sign(decisions) == labels[test]))
-    return np.array(accuracies)
+def test_literal_kernels_pass(capsys):
+    assert check.nb06_exercise_7_naive(naive_bow) is naive_bow
+    assert check.nb06_exercise_7_sparse(sparse_bow) is sparse_bow
+    assert capsys.readouterr().out.count("✔") == 2
+
+
+@pytest.mark.parametrize("exercise", ["nb06_exercise_7_naive", "nb06_exercise_7_sparse"])
+def test_a_blank_kernel_falls_back_to_a_working_reference(exercise, capsys):
+    returned = getattr(check, exercise)(blank)
+    assert returned is not blank and "not attempted yet" in capsys.readouterr().out
+    assert np.array_equal(returned(["a b a", "b"]), [[5.0, 1.0], [1.0, 1.0]])
+
+
+def test_bag_of_words_slips_are_caught(capsys):
+    def presence_only(docs):                  # sets instead of counts
+        sets = [set(text.words(doc)) for doc in docs]
+        return np.array([[len(a & b) for b in sets] for a in sets], dtype=float)
+
+    def case_sensitive(docs):
+        counts = [Counter(doc.split()) for doc in docs]
+        return np.array([[sum(n * other[w] for w, n in mine.items()) for other in counts] for mine in counts],
+                        dtype=float)
+
+    for slip in (presence_only, case_sensitive):
+        assert check.nb06_exercise_7_naive(slip) is not slip
+        assert check.nb06_exercise_7_sparse(slip) is not slip
+    assert capsys.readouterr().out.count("✘") == 4
+
+
+# ---- the notebook's solutions, read from solutions/06_bag_of_words.ipynb ----------------------------------
+
+STEM = "06_bag_of_words"
+kernel_timings = function(STEM, "nb06_exercise_7_timing")
+pair_group_means = function(STEM, "nb06_exercise_7_compare")
+pair_accuracy = function(STEM, "nb06_exercise_7_classify")
 
 
 def test_literal_solutions_pass(capsys):
@@ -252,22 +274,32 @@ def test_pair_group_means_against_a_loop_over_pairs():
 
 # ---- classification of pairs of languages --------------------------------------------------------
 
-@pytest.mark.parametrize("slip", [
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, C, n_folds, use_bias=False),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, C, n_folds, swap_labels=True),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, C, n_folds, splitter=KFold(n_folds)),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, C, n_folds).mean(),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, 1.0, n_folds),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron_with_bias, C, n_folds),
-], ids=["bias ignored", "labels swapped", "folds not grouped by article", "returns the mean", "C ignored",
+def _classify_slip(old, new):
+    return lambda: variant(STEM, "nb06_exercise_7_classify", old, new)
+
+
+def _classify_call(change):
+    def slip(K, language, article, first, second, adatron, C=1.0, n_folds=5):
+        return change(pair_accuracy, K, language, article, first, second, adatron, C, n_folds)
+    return lambda: slip
+
+
+@pytest.mark.parametrize("make_slip", [
+    _classify_slip("(alpha * labels[train]) + b", "(alpha * labels[train])"),
+    _classify_slip("np.where(language[chosen] == first, -1.0, 1.0)", "np.where(language[chosen] == first, 1.0, -1.0)"),
+    _classify_slip("GroupKFold(n_splits=n_folds).split(K_chosen, labels, groups=article[chosen])",
+                   "__import__('sklearn.model_selection').model_selection.KFold(n_folds).split(K_chosen)"),
+    _classify_slip("groups=article[chosen]", "groups=np.arange(len(chosen))"),   # passed before german's order
+    _classify_call(lambda solution, *args: solution(*args).mean()),
+    _classify_call(lambda solution, K, language, article, first, second, adatron, C, n_folds:
+                   solution(K, language, article, first, second, adatron, 1.0, n_folds)),
+    _classify_call(lambda solution, K, language, article, first, second, adatron, C, n_folds:
+                   solution(K, language, article, first, second, adatron_with_bias, C, n_folds)),
+], ids=["bias ignored", "labels swapped", "folds not grouped by article", "one group per document",
+        "returns the mean", "C ignored",
         "the kit's adatron instead of the one given"])
-def test_classify_slips_are_caught(slip, capsys):
+def test_classify_slips_are_caught(make_slip, capsys):
+    slip = make_slip()
     assert check.nb06_exercise_7_classify(slip) is not slip
     assert "✘" in capsys.readouterr().out
 
