@@ -190,13 +190,19 @@ def test_soft_version_runs_where_the_hard_one_has_no_version_space():
     assert abs(p[0] - p[1]) < 1e-12                        # the two copies are the same test point
 
 
-def test_reproducible_with_a_seed():
+def same_numbers_for_a_seed_and_for_a_subset_of_test_points(probabilities, n):
+    """A sampler's p+ (`probabilities(K, y, K_test, n, random_state=...)`) for one seed, twice, and for a subset of
+    the test points: the same numbers, since one run serves every test point.  Returns p+ and (K, y, K_test)."""
     X, y, T, _ = separable_problem(3, 8, 10, seed=2)
     K, K_test = linear_kernel(X), linear_kernel(T, X)
-    first = billiard_probabilities(K, y, K_test, 500, random_state=42)
-    np.testing.assert_array_equal(first, billiard_probabilities(K, y, K_test, 500, random_state=42))
-    # one trajectory serves every test point: a subset gets exactly the same numbers
-    np.testing.assert_array_equal(first[3:7], billiard_probabilities(K, y, K_test[3:7], 500, random_state=42))
+    first = probabilities(K, y, K_test, n, random_state=42)
+    np.testing.assert_array_equal(first, probabilities(K, y, K_test, n, random_state=42))
+    np.testing.assert_array_equal(first[3:7], probabilities(K, y, K_test[3:7], n, random_state=42))
+    return first, (K, y, K_test)
+
+
+def test_reproducible_with_a_seed():
+    same_numbers_for_a_seed_and_for_a_subset_of_test_points(billiard_probabilities, 500)
 
 
 @pytest.mark.parametrize("change, message", [
