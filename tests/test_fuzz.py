@@ -326,6 +326,12 @@ register("kgslab.kfd.label_noise_em", em_problem(),
           "max_iter": "count", "tol": "nonneg", "reg_covar": "nonneg"},
          skip_bad={"initial_flip_rates": set()})
 RESULT_TYPES["kgslab.kfd.LabelNoiseEM"] = "the result of label_noise_em"
+register("kgslab.papers.kfd2001.run_em",
+         em_problem().map(lambda p: {"X": p["X"], "y_index": (p["y"] > 0).astype(int),
+                                     "initial_flip_rates": p["initial_flip_rates"],
+                                     "shared_covariance": p["shared_covariance"], "max_iter": p["max_iter"]}),
+         {"X": "matrix", "y_index": "vector", "initial_flip_rates": "vector", "shared_covariance": "bool",
+          "max_iter": "count", "tol": "nonneg"}, skip_bad={"initial_flip_rates": set()})
 
 
 def _rates_and_priors(rate_name, prior_name):

@@ -27,12 +27,12 @@ import numpy as np
 
 from .. import data
 from .._validation import (as_float_array, as_generator, as_matrix, as_positive_int, as_probabilities, as_scalar,
-                           binary_classes, check_work_budget)
+                           as_vector, binary_classes, check_work_budget)
 from ..kfd import KFD, LabelNoiseKFD, label_noise_em, noise_rates_from_flip_rates
 from ..kfd import flip_rates_from_noise_rates as _flip_rates   # private: notebook 10 imports this module (Ex. 10.1)
 
 __all__ = [
-    "TOY_STATISTICS", "toy_statistics", "toy_table", "toy_likelihood_maximum",
+    "TOY_STATISTICS", "toy_statistics", "run_em", "toy_table", "toy_likelihood_maximum",
     "DIGITS_SETTINGS", "DIGITS_NOISE_RATES", "DIGITS_NOISE_RATES_FULL", "digits_experiment",
     "SKY_METHODS", "sky_test_pairs", "sky_grids", "sky_split", "sky_experiment", "SkyResult", "RESULTS_DIR", "load_result",
 ]
@@ -70,9 +70,21 @@ def _sample_statistics(X, y, y_true):
     return toy_statistics(means, covariances, flip, noise, np.mean(y_true == 1))
 
 
-def _kit_em(X, y_index, initial_flip_rates):
-    """`label_noise_em` in the notebook's form (means, covariances, flip_rates, posterior, log_likelihoods)."""
-    fit = label_noise_em(X, y_index, initial_flip_rates=initial_flip_rates)
+def run_em(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+    """Exercise 10.4's EM loop by the kit: `kfd.label_noise_em` in notebook 10's form.
+
+    y_index holds each point's observed label as 0 or 1.  Returns ``(means, covariances, flip_rates, posterior,
+    log_likelihoods)``, the fields of `kfd.LabelNoiseEM` in the order the notebook's ``run_em`` returns them.
+    """
+    X = as_matrix(X, "X")
+    if isinstance(y_index, str) or np.asarray(y_index).dtype == bool:
+        raise TypeError(f"y_index must hold the observed labels as the numbers 0 and 1, got {y_index!r:.60}")
+    y_index = as_vector(y_index, "y_index", length=X.shape[0], length_of="X")
+    if not np.isin(y_index, (0, 1)).all() or len(np.unique(y_index)) < 2:
+        raise ValueError(f"y_index must hold the observed labels as 0 and 1, both present, got {y_index!r:.60}")
+    y_index = y_index.astype(int)
+    fit = label_noise_em(X, y_index, initial_flip_rates=initial_flip_rates, shared_covariance=shared_covariance,
+                         max_iter=max_iter, tol=tol)
     return fit.means, fit.covariances, fit.flip_rates, fit.posterior, fit.log_likelihood
 
 
@@ -93,7 +105,7 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
     check_work_budget(sum(sizes) * n_repeats, 1e7, "sizes", sizes, "points drawn and fitted (times n_repeats)")
     if em is not None and not callable(em):
         raise TypeError(f"em must be a function em(X, y_index, initial_flip_rates) or None, got {type(em).__name__}")
-    em = _kit_em if em is None else em
+    em = run_em if em is None else em
     rng = as_generator(random_state)
     population = data.KFD_TOY
     true_covariances = [f @ f.T for f in population["factors"]]
