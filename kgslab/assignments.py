@@ -51,6 +51,7 @@ from pathlib import Path
 
 import nbformat
 
+from ._validation import as_bool, as_path
 from .release import (SOLUTIONS, ReleaseError, solution_sources, clear_outputs, drop_solution_only, read_notebook,
                       release_notebook, render)
 
@@ -165,6 +166,39 @@ def _backup(path: Path) -> Path:
     return backup
 
 
+def _as_course_dir(course_dir) -> Path:
+    return as_path(course_dir, "course_dir")
+
+
+def _as_exchange(exchange) -> Path | None:
+    """None (keep the course's exchange setting, if any) or a folder."""
+    return None if exchange is None else as_path(exchange, "exchange")
+
+
+def _as_only(only, sources: list[Path]) -> list[Path]:
+    """The solution notebooks that `only` names by prefix: None (all), a list of prefixes or "01,07".
+
+    Every prefix must name at least one notebook: a typo builds nothing rather than less than asked."""
+    if only is None:
+        return sources
+    if isinstance(only, str):
+        prefixes = [part.strip() for part in only.split(",")]
+    elif isinstance(only, (list, tuple)) and all(isinstance(part, str) for part in only):
+        prefixes = [part.strip() for part in only]
+    else:
+        raise TypeError(f"only must be a list of notebook prefixes (str) or a comma-separated string such as "
+                        f"'01,07', got {only!r:.60}")
+    if not prefixes or any(not prefix for prefix in prefixes):
+        raise ValueError(f"only must name notebooks by non-empty prefixes such as '01' (or be None for all), "
+                         f"got {only!r:.60}")
+    names = [path.stem for path in sources]
+    unknown = [prefix for prefix in prefixes if not any(name.startswith(prefix) for name in names)]
+    if unknown:
+        raise ValueError(f"only names no solution notebook with {', '.join(map(repr, unknown))}; the notebooks are "
+                         f"{', '.join(names)}")
+    return [path for path in sources if any(path.stem.startswith(prefix) for prefix in prefixes)]
+
+
 def write_config(course_dir: Path, *, exchange=None, force: bool = False) -> list[str]:
     """Write or merge COURSE_DIR/nbgrader_config.py; return what happened, one line each.
 
@@ -172,7 +206,8 @@ def write_config(course_dir: Path, *, exchange=None, force: bool = False) -> lis
     as they are.  A file without the block is refused (CourseError) unless
     `force`, which keeps it as nbgrader_config.py.bak first (its secret is kept).
     """
-    config = Path(course_dir) / "nbgrader_config.py"
+    course_dir, exchange, force = _as_course_dir(course_dir), _as_exchange(exchange), as_bool(force, "force")
+    config = course_dir / "nbgrader_config.py"
     block = CONFIG.format(course_id=COURSE_ID, timeout=CELL_TIMEOUT, secret=_course_secret(config),
                           exchange=_exchange_lines(exchange, config))
     said = []
@@ -233,14 +268,16 @@ def build_course(course_dir: Path, solutions_dir: Path = SOLUTIONS, only: list[s
     Every notebook is validated as the release validates it, and every file
     that would be overwritten is checked, before anything is written: a
     solution that would leak (ReleaseError), or an instructor's edit without
-    `force` (CourseError), stops the build.  `report` gets one line per file.
+    `force` (CourseError), stops the build.  `only` picks notebooks by prefix: None (all of them), a list
+    (``["01", "07"]``) or a comma-separated string (``"01,07"``); a prefix that names no notebook is refused.
+    `report` gets one line per file.
     """
+    course_dir, solutions_dir = _as_course_dir(course_dir), as_path(solutions_dir, "solutions_dir")
+    exchange, force = _as_exchange(exchange), as_bool(force, "force")
+    if report is not None and not callable(report):
+        raise TypeError(f"report must be None or a function taking one line (str), got {report!r:.60}")
     report = report or (lambda line: None)
-    course_dir = Path(course_dir)
-    sources = [path for path in solution_sources(solutions_dir)
-               if not only or any(path.stem.startswith(prefix) for prefix in only)]
-    if not sources:
-        raise ReleaseError(f"no solution notebook in {solutions_dir} starts with {', '.join(only or [])}")
+    sources = _as_only(only, solution_sources(solutions_dir))
     planned = []
     for path in sources:
         notebook = read_notebook(path)
@@ -285,9 +322,9 @@ def main(argv=None) -> int:
                              "(each is kept as NAME.bak first)")
     args = parser.parse_args(argv)
     try:
-        names = build_course(Path(args.course_dir), only=[p for p in args.only.split(",") if p] or None,
+        names = build_course(args.course_dir, only=args.only or None,
                              exchange=args.exchange, force=args.force, report=print)
-    except (ReleaseError, CourseError) as err:
+    except (TypeError, ValueError) as err:            # ReleaseError, CourseError and a bad --only among them
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"{args.course_dir}/ has {len(names)} assignments: {', '.join(names)}")

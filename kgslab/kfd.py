@@ -95,7 +95,7 @@ from ._validation import (as_bool, as_float_array, as_generator, as_matrix, as_p
 from .kernels import kernel_matrix
 
 __all__ = [
-    "LabelNoiseEM", "label_noise_em", "noise_rates_from_flip_rates", "flip_rates_from_noise_rates",
+    "LabelNoiseEM", "label_noise_em", "label_noise_em_fields", "noise_rates_from_flip_rates", "flip_rates_from_noise_rates",
     "e_step", "m_step", "fisher_direction", "KFD", "LabelNoiseKFD",
 ]
 
@@ -130,6 +130,23 @@ def _swap_conditioning(rates, priors):
     marginal = np.array([(1 - rates[0]) * priors[0] + rates[1] * priors[1],
                          rates[0] * priors[0] + (1 - rates[1]) * priors[1]])
     return marginal, np.array([rates[1] * priors[1], rates[0] * priors[0]]) / np.maximum(marginal, 1e-300)
+
+
+def label_noise_em_fields(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+    """`label_noise_em` as a tuple ``(means, covariances, flip_rates, posterior, log_likelihoods)``.
+
+    y_index holds each point's observed label as 0 or 1.  The fields of `LabelNoiseEM` in the order notebook
+    10's EM loop returns them: the check of that exercise and `papers.kfd2001.toy_table` compare with it.
+    """
+    X = as_matrix(X, "X")
+    if isinstance(y_index, str) or np.asarray(y_index).dtype == bool:
+        raise TypeError(f"y_index must hold the observed labels as the numbers 0 and 1, got {y_index!r:.60}")
+    y_index = as_vector(y_index, "y_index", length=X.shape[0], length_of="X")
+    if not np.isin(y_index, (0, 1)).all() or len(np.unique(y_index)) < 2:
+        raise ValueError(f"y_index must hold the observed labels as 0 and 1, both present, got {y_index!r:.60}")
+    fit = label_noise_em(X, y_index.astype(int), initial_flip_rates=initial_flip_rates,
+                         shared_covariance=shared_covariance, max_iter=max_iter, tol=tol)
+    return fit.means, fit.covariances, fit.flip_rates, fit.posterior, fit.log_likelihood
 
 
 def noise_rates_from_flip_rates(flip_rates, observed_priors):
@@ -431,9 +448,8 @@ class _FisherFit:
 def _fit_label_noise_fisher(K_basis, y_index, initial_flip_rates, mu, max_iter, tol):
     """EM for the shared-covariance model in the span of the basis (the paper's section 4).
 
-    Its matrices are b x b (b = n_basis, about 200): callers run it under `blas_threads()` (one thread;
-    measured on the kit's 2-core machine under load: Cholesky of a 200 x 200 matrix 0.8 ms on one
-    thread, 120 ms on two).
+    Its matrices are b x b (b = n_basis, about 200): callers run it under `blas_threads()`, one thread, because
+    for matrices this small BLAS threads cost more than they save (benchmarks/measured.md).
     """
     rates = np.array(initial_flip_rates, dtype=float)
     frozen = rates == 0

@@ -3,7 +3,7 @@
     python -m kgslab.release            # write notebooks/NN_*.ipynb from solutions/NN_*.ipynb
     python -m kgslab.release --check    # exit 1, naming them, when notebooks/ is stale or edited
     python -m kgslab.release --force    # overwrite student notebooks even with outputs or edits (backup kept)
-    python -m kgslab.release --tag      # apply the grading layout (nbgrader metadata, points, tests) to solutions/
+    python -m kgslab.release --tag      # apply the grading layout (`kgslab.grading_layout`) to solutions/
 
 What a release does to each solution notebook (the markers and the cell
 metadata are nbgrader's, so an instructor can feed solutions/ to nbgrader as they are):
@@ -44,43 +44,22 @@ from pathlib import Path
 
 import nbformat
 
-from ._resources import backup_path, kit_folder
-from ._validation import as_bool, as_path, as_scalar
+from ._notebook_files import (NOTEBOOKS, SOLUTIONS, ReleaseError, has_solution, marker, read_notebook, render,
+                              solution_sources)
+from ._notebook_files import BEGIN_WORDS, END_WORDS  # noqa: F401  (the marker words, for the student-copy tests)
+from ._resources import backup_path
+from ._validation import as_bool, as_path
+from .grading_layout import nbgrader_metadata, tag
 
-# In a clone installed editable these are the repository's solutions/ and notebooks/ folders;
-# from a wheel, the copies inside the installed package (kgslab/_resources.py).
-SOLUTIONS = kit_folder("solutions")
-NOTEBOOKS = kit_folder("notebooks")
-ROOT = SOLUTIONS.parent  # the clone's root in an editable install
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 MARKDOWN_STUB = ("YOUR ANSWER HERE",)
 
-# nbgrader's own rule: any line containing these words (exact case) is a marker.
-BEGIN_WORDS, END_WORDS = "BEGIN SOLUTION", "END SOLUTION"
-BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 # A line that looks like a marker but is not one for nbgrader (other case, missing or doubled space) would
 # leave a solution in the student copy: it is an error.
 _MARKER_LIKE = re.compile(r"(begin|end)[\s_-]*(solution|hidden[\s_-]*tests?)", re.IGNORECASE)
-
-
-class ReleaseError(ValueError):
-    """A solution notebook that cannot be released as it is (e.g. an unclosed marker)."""
-
-
-def _marker(line: str) -> str | None:
-    """'begin', 'end', 'begin hidden', 'end hidden' for a marker line (nbgrader's rule), else None."""
-    if BEGIN_HIDDEN in line:
-        return "begin hidden"
-    if END_HIDDEN in line:
-        return "end hidden"
-    if BEGIN_WORDS in line:
-        return "begin"
-    if END_WORDS in line:
-        return "end"
-    return None
 
 
 def strip_solutions(source: str, cell_type: str, where: str = "cell") -> str:
@@ -95,20 +74,20 @@ def strip_solutions(source: str, cell_type: str, where: str = "cell") -> str:
     kept: list[str] = []
     inside = None                       # None, "solution" or "hidden"
     for number, line in enumerate(source.split("\n"), start=1):
-        marker = _marker(line)
+        kind = marker(line)
         at = f"{where}, line {number}"
-        if marker is None and _MARKER_LIKE.search(line):
+        if kind is None and _MARKER_LIKE.search(line):
             raise ReleaseError(f"{at}: {line.strip()!r} looks like a marker but is not one for nbgrader "
                                f"(write '{BEGIN}' / '{END}' exactly, upper case, one space)")
-        if marker in ("begin", "begin hidden"):
+        if kind in ("begin", "begin hidden"):
             if inside:
                 raise ReleaseError(f"{at}: a second BEGIN before the END of the region opened earlier")
-            inside = "solution" if marker == "begin" else "hidden"
+            inside = "solution" if kind == "begin" else "hidden"
             if inside == "solution":
                 indent = line[: len(line) - len(line.lstrip())]
                 kept.extend(indent + text for text in stub)
-        elif marker in ("end", "end hidden"):
-            wanted = "solution" if marker == "end" else "hidden"
+        elif kind in ("end", "end hidden"):
+            wanted = "solution" if kind == "end" else "hidden"
             if inside != wanted:
                 raise ReleaseError(f"{at}: '{line.strip()}' without a matching BEGIN")
             inside = None
@@ -143,151 +122,12 @@ def drop_solution_only(notebook, where: str = "notebook") -> None:
     notebook.cells = [cell for cell in notebook.cells if not is_solution_only(cell)]
 
 
-def has_solution(cell) -> bool:
-    """True for a cell with a solution region (nbgrader's marker rule: a line containing BEGIN SOLUTION)."""
-    return cell.cell_type in ("code", "markdown") and any(
-        _marker(line) in ("begin", "end") for line in cell.source.split("\n"))
-
-
 def _has_markers(cell) -> bool:
-    return cell.cell_type in ("code", "markdown") and any(_marker(line) for line in cell.source.split("\n"))
+    return cell.cell_type in ("code", "markdown") and any(marker(line) for line in cell.source.split("\n"))
 
 
 def _tagged_solution(cell) -> bool:
     return bool(cell.metadata.get("nbgrader", {}).get("solution"))
-
-
-# ---- grading metadata (python -m kgslab.release --tag) ----------------------------------------------
-
-WRITTEN_POINTS = 2
-"""Points of a written answer (a markdown solution cell, graded by hand) unless its cell says otherwise."""
-
-# Names the checks had before the one naming scheme; --tag rewrites them in check cells (e.g. after a merge).
-_GRADE_ID = re.compile(r"[A-Za-z0-9_-]+")
-_CHECK_CELL = re.compile(r"^\s*(\w+)\s*=\s*check\.(\w+)\(\s*(\w+)\s*\)\s*$")
-
-
-def nbgrader_metadata(grade_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
-    """nbgrader's cell metadata (schema 3).
-
-    nbgrader stores what it is given: a grade id with a space or points of NaN, -1 or "2" would reach the
-    gradebook and break grading later, so they are refused here, naming the argument.
-    """
-    if not isinstance(grade_id, str) or not _GRADE_ID.fullmatch(grade_id):
-        raise ValueError(f"grade_id must be letters, digits, '-' or '_' (nbgrader's cell names), got {grade_id!r}")
-    solution, grade, locked = (as_bool(solution, "solution"), as_bool(grade, "grade"), as_bool(locked, "locked"))
-    if grade:
-        if points is None:
-            raise ValueError("points must be given for a graded cell (grade=True), got None")
-        as_scalar(points, "points", low=0.0)   # stored as given: 2 stays 2 in the notebook
-    elif points is not None:
-        raise ValueError(f"points belong to graded cells only (grade=True), got points={points!r} with grade=False")
-    metadata = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
-                "solution": solution, "task": False}
-    if grade:
-        metadata["points"] = points
-    return metadata
-
-
-def _check_call(cell):
-    """(name, exercise key, argument) of a check cell, else None.
-
-    A check cell starts with ``name = check.nbNN_exercise_X(name)``; a line or two that use the result may
-    follow (the cell is locked all the same).
-    """
-    if cell.cell_type != "code":
-        return None
-    match = _CHECK_CELL.match(cell.source.split("\n", 1)[0])
-    return match.groups() if match else None
-
-
-def _test_source(exercise, function_name: str) -> str:
-    return (f"# Autograded test, {exercise.points} point{'s' if exercise.points != 1 else ''}: {exercise.title}.\n"
-            f"# It passes only on your own {function_name} (the check above records it); silent while it passes.\n"
-            f"check.{exercise.key}.grade()")
-
-
-def _points_text(autograded: list, written: list) -> str:
-    auto, manual = sum(points for _, points in autograded), sum(written)
-    lines = [f"**Points: {auto + manual}** ({auto} autograded, {manual} graded by hand). Each autograded test is "
-             f"the locked cell after a check; its points go only to your own function passing that check."]
-    lines += [f"- {title}: {points}" for title, points in autograded]
-    if written:
-        lines.append(f"- written answers: {len(written)} \u00d7 {written[0]}" if len(set(written)) == 1
-                     else f"- written answers: {' + '.join(map(str, written))}")
-    return "\n".join(lines)
-
-
-def tag_notebook(notebook, stem: str) -> bool:
-    """Apply the grading layout to one solution notebook in place; return True when anything changed.
-
-    Idempotent: solution code cells get nbgrader solution metadata; written
-    answers become manually graded answers with points; check cells are
-    locked and renamed to the one naming scheme; after each check a locked
-    autograded test cell (``check.<key>.grade()``) carries the exercise's
-    points; a locked markdown cell after the title states the points.
-    """
-    from . import check as checks
-
-    before = render(notebook)
-    exercises = checks.exercises()
-    cells = notebook.cells
-    # The test and points cells are made afresh below (their check may be gone): drop the old ones.
-    cells[:] = [cell for cell in cells if cell.metadata.get("kgslab_role") not in ("test", "points")]
-    autograded, written, result = [], [], []
-    for index, cell in enumerate(cells):
-        cell_id = cell.get("id", f"cell{index}")
-        result.append(cell)
-        previous = cell.metadata.get("nbgrader", {})
-        grade_id = previous.get("grade_id") or f"{stem}-{cell_id}"
-        call = _check_call(cell)
-        if has_solution(cell) and cell.cell_type == "code":
-            cell.metadata["nbgrader"] = nbgrader_metadata(grade_id, solution=True)
-        elif has_solution(cell):
-            points = previous.get("points") if previous.get("grade") else WRITTEN_POINTS
-            cell.metadata["nbgrader"] = nbgrader_metadata(grade_id, solution=True, grade=True, points=points)
-            written.append(points)
-        elif call and call[1] in exercises:
-            name, key, argument = call
-            exercise = exercises[key]
-            cell.metadata["nbgrader"] = nbgrader_metadata(grade_id, locked=True)
-            test = nbformat.v4.new_code_cell(_test_source(exercise, argument))
-            test["id"] = f"{cell_id}-test"
-            test.metadata["kgslab_role"] = "test"
-            test.metadata["nbgrader"] = nbgrader_metadata(f"{stem}-{key}", grade=True, locked=True,
-                                                          points=exercise.points)
-            result.append(test)
-            autograded.append((exercise.title, exercise.points))
-        elif call:
-            raise ReleaseError(f"{stem}, cell {index + 1}: check.{call[1]} is not a check of kgslab.check")
-        elif cell.cell_type == "code" and re.search(r"\bcheck\.nb\d\d_exercise_\w+\(", cell.source):
-            raise ReleaseError(f"{stem}, cell {index + 1}: a check must be the first line of its cell, "
-                               f"`name = check.nbNN_exercise_X(name)`, to get its graded test")
-    points = nbformat.v4.new_markdown_cell(_points_text(autograded, written))
-    points["id"] = "points"
-    points.metadata["kgslab_role"] = "points"
-    points.metadata["nbgrader"] = nbgrader_metadata(f"{stem}-points", locked=True)
-    result.insert(1, points)
-    cells[:] = result
-    return render(notebook) != before
-
-
-def tag_solution_cells(notebook, stem: str) -> int:
-    """Backward-compatible name: apply the grading layout; 1 when the notebook changed, else 0."""
-    return int(tag_notebook(notebook, stem))
-
-
-def notebook_points(notebook) -> tuple[float, float]:
-    """(autograded, manually graded) points of a tagged notebook."""
-    auto = manual = 0.0
-    for cell in notebook.cells:
-        grading = cell.metadata.get("nbgrader", {})
-        if grading.get("grade"):
-            if cell.cell_type == "code":
-                auto += grading["points"]
-            else:
-                manual += grading["points"]
-    return auto, manual
 
 
 # ---- the student copy ------------------------------------------------------------------------------
@@ -344,22 +184,6 @@ def release_notebook(solution) -> nbformat.NotebookNode:
     return student
 
 
-def render(notebook) -> str:
-    """The notebook as text, exactly as it is written to disk."""
-    text = nbformat.writes(notebook, version=4)
-    return text if text.endswith("\n") else text + "\n"
-
-
-def read_notebook(path: Path):
-    """Read a notebook; a file that is not one gives a one-line ReleaseError naming it."""
-    path = as_path(path, "path")
-    try:
-        return nbformat.read(path, as_version=4)
-    except Exception as err:  # JSON errors, validation errors, unreadable files: all named the same way
-        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ReleaseError(f"{path}: not a readable notebook ({type(err).__name__}: {reason[:150]})") from None
-
-
 def student_state(path: Path) -> str | None:
     """Why an existing student notebook must not be overwritten, or None when it may be."""
     path = as_path(path, "path")
@@ -373,13 +197,6 @@ def student_state(path: Path) -> str | None:
     if recorded is None or recorded != cells_hash(notebook):
         return "it has been edited since it was released"
     return None
-
-
-def solution_sources(solutions_dir: Path) -> list[Path]:
-    sources = sorted(solutions_dir.glob("[0-9][0-9]_*.ipynb"))
-    if not sources:
-        raise ReleaseError(f"no solution notebooks (NN_name.ipynb) in {solutions_dir}")
-    return sources
 
 
 def plan(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS):
@@ -455,16 +272,6 @@ def release(solutions_dir: Path = SOLUTIONS, notebooks_dir: Path = NOTEBOOKS, fo
         target.write_text(text, encoding="utf-8")
         print(f"wrote {target.relative_to(notebooks_dir.parent)}")
     return refused
-
-
-def tag(solutions_dir: Path = SOLUTIONS) -> None:
-    """Apply the grading layout to every solution notebook (idempotent; see tag_notebook)."""
-    solutions_dir = as_path(solutions_dir, "solutions_dir")
-    for source in solution_sources(solutions_dir):
-        notebook = read_notebook(source)
-        if tag_notebook(notebook, source.stem):
-            source.write_text(render(notebook), encoding="utf-8")
-            print(f"tagged {source.relative_to(solutions_dir.parent)}")
 
 
 def main(argv=None) -> int:

@@ -190,13 +190,19 @@ def test_soft_version_runs_where_the_hard_one_has_no_version_space():
     assert abs(p[0] - p[1]) < 1e-12                        # the two copies are the same test point
 
 
-def test_reproducible_with_a_seed():
+def same_numbers_for_a_seed_and_for_a_subset_of_test_points(probabilities, n):
+    """A sampler's p+ (`probabilities(K, y, K_test, n, random_state=...)`) for one seed, twice, and for a subset of
+    the test points: the same numbers, since one run serves every test point.  Returns p+ and (K, y, K_test)."""
     X, y, T, _ = separable_problem(3, 8, 10, seed=2)
     K, K_test = linear_kernel(X), linear_kernel(T, X)
-    first = billiard_probabilities(K, y, K_test, 500, random_state=42)
-    np.testing.assert_array_equal(first, billiard_probabilities(K, y, K_test, 500, random_state=42))
-    # one trajectory serves every test point: a subset gets exactly the same numbers
-    np.testing.assert_array_equal(first[3:7], billiard_probabilities(K, y, K_test[3:7], 500, random_state=42))
+    first = probabilities(K, y, K_test, n, random_state=42)
+    np.testing.assert_array_equal(first, probabilities(K, y, K_test, n, random_state=42))
+    np.testing.assert_array_equal(first[3:7], probabilities(K, y, K_test[3:7], n, random_state=42))
+    return first, (K, y, K_test)
+
+
+def test_reproducible_with_a_seed():
+    same_numbers_for_a_seed_and_for_a_subset_of_test_points(billiard_probabilities, 500)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -277,3 +283,24 @@ def test_a_test_point_orthogonal_to_the_training_points_is_a_coin_flip():
     K_test[1] = 0.0                                      # e.g. an RBF point far from every training point
     p_plus = billiard_probabilities(linear_kernel(X), y, K_test, 200, random_state=0)
     assert p_plus[1] == 0.5 and transductive_confidence(p_plus)[1] == 0.0
+
+
+def test_counted_arc_is_the_flight_since_reset_times_and_p_plus_its_share():
+    X, y, T, _ = separable_problem(3, n_train=8, n_test=5, seed=2)
+    ball = KernelBilliard(linear_kernel(X), y, linear_kernel(T, X), random_state=1)
+    ball.run(20)
+    ball.reset_times()
+    assert ball.counted_arc == 0.0
+    start = ball.arc_length
+    ball.run(50)
+    assert ball.counted_arc == ball.arc_length - start > 0
+    np.testing.assert_allclose(ball.p_plus * ball.counted_arc, ball.time_plus)
+
+
+def test_a_run_too_short_for_diagnostics_reports_nan_and_not_converged():
+    from kgslab.billiard import billiard_run
+    X, y, T, _ = separable_problem(3, n_train=8, n_test=5, seed=2)
+    run = billiard_run(linear_kernel(X), y, linear_kernel(T, X), 3, n_chains=2, burn_in=5, random_state=0)
+    assert run.n_bounces == 3 and not run.converged
+    assert all(np.isnan(part).all() and part.shape == (5,) for part in (run.rhat, run.ess, run.mc_error))
+    assert ((run.p_plus >= 0) & (run.p_plus <= 1)).all()

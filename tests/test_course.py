@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kgslab import assignments, release
+from kgslab import assignments, grading_layout, release
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = [path.stem for path in sorted(release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))]
@@ -99,7 +99,7 @@ def test_course_sources_carry_no_outputs_or_widget_state(tmp_path):
         assert leaks(source, solution) == [], stem
         # the sources are still the solutions, graded: every solution region and test cell is there
         assert "### BEGIN SOLUTION" in nbformat.writes(source)
-        assert release.notebook_points(source) == release.notebook_points(
+        assert grading_layout.notebook_points(source) == grading_layout.notebook_points(
             release.release_notebook(solution)), stem
 
 

@@ -1,4 +1,4 @@
-"""Bad input to the course tools (release, notebooks), as tests/test_fuzz.py does for the library.
+"""Bad input to the course tools (release, grading layout, notebooks, assignments), as tests/test_fuzz.py does.
 
 The course tools write into an instructor's or a student's folders, so a silent accept is worse
 than in the library: ``copy_notebooks(dest, solutions="False")`` used to copy the ten solution
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgslab import notebooks, release
+from kgslab import assignments, grading_layout, notebooks, release
 
 # Bad values by kind of argument: every one of them was accepted by some tool before (issue 26).
 BAD_PATHS = st.one_of(st.integers(-3, 10), st.floats(allow_nan=True), st.none(), st.binary(min_size=1, max_size=8),
@@ -83,7 +83,7 @@ def test_release_refuses_folders_that_are_not_paths(bad, which, function, tmp_pa
 @given(bad=BAD_PATHS, function=st.sampled_from(["tag", "student_state", "read_notebook"]))
 def test_release_refuses_a_notebook_or_folder_that_is_not_a_path(bad, function):
     name = "solutions_dir" if function == "tag" else "path"
-    refused(lambda: getattr(release, function)(bad), name)
+    refused(lambda: getattr(grading_layout if function == "tag" else release, function)(bad), name)
 
 
 @settings(max_examples=20, deadline=None)
@@ -104,24 +104,85 @@ def test_release_takes_str_and_path_alike(tmp_path):
 @settings(max_examples=40, deadline=None)
 @given(bad=BAD_POINTS)
 def test_nbgrader_metadata_refuses_points_that_are_not_finite_and_non_negative(bad):
-    refused(lambda: release.nbgrader_metadata("nb-cell", grade=True, points=bad), "points")
+    refused(lambda: grading_layout.nbgrader_metadata("nb-cell", grade=True, points=bad), "points")
 
 
 @settings(max_examples=40, deadline=None)
 @given(bad=BAD_GRADE_IDS)
 def test_nbgrader_metadata_refuses_grade_ids_nbgrader_cannot_name_a_cell_by(bad):
-    refused(lambda: release.nbgrader_metadata(bad), "grade_id")
+    refused(lambda: grading_layout.nbgrader_metadata(bad), "grade_id")
 
 
 @settings(max_examples=25, deadline=None)
 @given(bad=BAD_FLAGS, which=st.sampled_from(["solution", "grade", "locked"]))
 def test_nbgrader_metadata_refuses_flags_that_are_not_booleans(bad, which):
-    refused(lambda: release.nbgrader_metadata("nb-cell", **{which: bad}, points=1), which)
+    refused(lambda: grading_layout.nbgrader_metadata("nb-cell", **{which: bad}, points=1), which)
 
 
 def test_nbgrader_metadata_keeps_what_nbgrader_expects():
-    assert release.nbgrader_metadata("nb-test", grade=True, locked=True, points=2) == {
+    assert grading_layout.nbgrader_metadata("nb-test", grade=True, locked=True, points=2) == {
         "grade": True, "grade_id": "nb-test", "locked": True, "schema_version": 3, "solution": False,
         "task": False, "points": 2}
-    refused(lambda: release.nbgrader_metadata("nb-test", grade=True), "points")              # graded without points
-    refused(lambda: release.nbgrader_metadata("nb-test", points=1), "points")                # points on an ungraded cell
+    refused(lambda: grading_layout.nbgrader_metadata("nb-test", grade=True), "points")              # graded without points
+    refused(lambda: grading_layout.nbgrader_metadata("nb-test", points=1), "points")                # points on an ungraded cell
+
+
+# ---- assignments --------------------------------------------------------------------------------------
+
+BAD_ONLY = st.one_of(st.integers(), st.none().map(lambda _: b"01"), st.lists(st.integers(), min_size=1, max_size=2),
+                     st.sampled_from(["", ",", "01,", [], [""], ["01", 7], "99", ["01", "99"], "1_duality"]),
+                     st.text(alphabet="abcxyz_-", min_size=1, max_size=4))
+
+
+@settings(max_examples=30, deadline=None)
+@given(bad=BAD_ONLY)
+def test_build_course_refuses_an_only_that_is_not_notebook_prefixes(bad, tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    refused(lambda: assignments.build_course(course, only=bad), "only")
+    assert tree(course) == {}, "a refused call must write nothing (only='01' used to build all ten)"
+
+
+@settings(max_examples=20, deadline=None)
+@given(bad=BAD_PATHS, which=st.sampled_from(["course_dir", "solutions_dir", "exchange"]),
+       function=st.sampled_from(["build_course", "write_config"]))
+def test_the_course_refuses_folders_that_are_not_paths(bad, which, function, tmp_path_factory):
+    if which == "exchange" and bad is None:
+        return                                      # None keeps the course's exchange setting
+    if function == "write_config" and which == "solutions_dir":
+        which = "course_dir"
+    course = tmp_path_factory.mktemp("course")
+    arguments = {"course_dir": course, **({"only": "01"} if function == "build_course" else {}), which: bad}
+    refused(lambda: getattr(assignments, function)(**arguments), which)
+    assert tree(course) == {}
+
+
+@settings(max_examples=20, deadline=None)
+@given(bad=BAD_FLAGS, function=st.sampled_from(["build_course", "write_config"]))
+def test_the_course_refuses_a_force_that_is_not_a_boolean(bad, function, tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    extra = {"only": "01"} if function == "build_course" else {}
+    refused(lambda: getattr(assignments, function)(course, force=bad, **extra), "force")
+    assert tree(course) == {}
+
+
+@settings(max_examples=10, deadline=None)
+@given(bad=st.one_of(st.integers(), st.text(min_size=1, max_size=3), st.just([print])))
+def test_build_course_refuses_a_report_that_is_not_a_function(bad, tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    refused(lambda: assignments.build_course(course, only="01", report=bad), "report")
+    assert tree(course) == {}
+
+
+def test_build_course_takes_only_as_a_list_or_a_comma_string_and_paths_as_str_or_path(tmp_path):
+    as_list = assignments.build_course(tmp_path / "a", only=["01", "07"])
+    as_text = assignments.build_course(str(tmp_path / "b"), only=" 01, 07")
+    assert as_list == as_text == ["01_duality", "07_kernel_perceptron"]
+    sources = {path.relative_to(tmp_path / "a") for path in (tmp_path / "a" / "source").rglob("*.ipynb")}
+    assert sources == {path.relative_to(tmp_path / "b") for path in (tmp_path / "b" / "source").rglob("*.ipynb")}
+    assert len(sources) == 2
+
+
+def test_the_command_line_names_a_bad_only(tmp_path, capsys):
+    assert assignments.main([str(tmp_path / "course"), "--only", "99"]) == 2
+    assert "only names no solution notebook with '99'" in capsys.readouterr().err
+    assert not (tmp_path / "course").exists()

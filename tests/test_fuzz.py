@@ -53,7 +53,7 @@ from fuzz_strategies import (BAD, exact_floats, features, gram, gram_and_factor,
 # entry and register their names below.
 _GRADING = ("the grading machinery of issue 30 (closed references, the forked and the sandboxed runs, plain data, "
             "hidden cases, flags, nbgrader preprocessors): tested in tests/test_grader_units.py, test_hard_stop.py, "
-            "test_closed_references.py and test_grading_cheats.py, not fuzzed yet")
+            "check/test_closed.py and test_grading_cheats.py, not fuzzed yet")
 PENDING = {module: _GRADING for module in ("kgslab.check.closed", "kgslab.check.flags", "kgslab.check.forked",
                                            "kgslab.check.hidden", "kgslab.check.plain", "kgslab.check.sandbox",
                                            "kgslab.check.submission", "kgslab.grader")}
@@ -326,6 +326,12 @@ register("kgslab.kfd.label_noise_em", em_problem(),
           "max_iter": "count", "tol": "nonneg", "reg_covar": "nonneg"},
          skip_bad={"initial_flip_rates": set()})
 RESULT_TYPES["kgslab.kfd.LabelNoiseEM"] = "the result of label_noise_em"
+register("kgslab.kfd.label_noise_em_fields",
+         em_problem().map(lambda p: {"X": p["X"], "y_index": (p["y"] > 0).astype(int),
+                                     "initial_flip_rates": p["initial_flip_rates"],
+                                     "shared_covariance": p["shared_covariance"], "max_iter": p["max_iter"]}),
+         {"X": "matrix", "y_index": "vector", "initial_flip_rates": "vector", "shared_covariance": "bool",
+          "max_iter": "count", "tol": "nonneg"}, skip_bad={"initial_flip_rates": set()})
 
 
 def _rates_and_priors(rate_name, prior_name):
@@ -375,7 +381,7 @@ register("kgslab.text.kmer_kernel",
          {"docs": "docs", "others": "docs", "k": "count"}, skip_bad={"others": {"None"}})
 
 # Exercise 7's experiments (notebook 06): a kernel is any function of a list of documents.
-register("kgslab.text_study.kernel_timings",
+register("kgslab.papers.coursework.kernel_timings",
          st.fixed_dictionaries({"kernels": st.just([len]), "docs": docs.filter(lambda d: len(d) >= 2),
                                 "sizes": st.just([1, 2]), "repeat": st.integers(1, 2)}),
          {"docs": "docs", "repeat": "count"}, skip_bad={"docs": {"a number among the texts"}})
@@ -390,11 +396,11 @@ def corpus_pairs(draw):
             "article": np.tile(np.arange(1.0, n_articles + 1), 2)}
 
 
-register("kgslab.text_study.pair_group_means",
+register("kgslab.papers.coursework.pair_group_means",
          corpus_pairs().map(lambda p: {"K_first": p["K"], "K_second": p["K"] + np.eye(len(p["K"])),
                                        "language": p["language"], "article": p["article"]}),
          {"K_first": "gram", "K_second": "gram", "article": "vector"})
-register("kgslab.text_study.pair_accuracy",
+register("kgslab.papers.coursework.pair_accuracy",
          st.builds(lambda p, C: {**p, "first": "english", "second": "french", "C": C, "n_folds": 2,
                                  "adatron": kgslab.adatron_reference.adatron_with_bias}, corpus_pairs(), positive),
          {"K": "gram", "article": "vector", "C": "positive", "n_folds": "count"},
@@ -1166,6 +1172,32 @@ register("kgslab.papers.coursework.tune_width_and_gamma",
                    st.lists(positive, min_size=1, max_size=2).map(np.array)),
          {"X": "matrix", "y": "vector", "widths": "vector", "gammas": "vector", "n_folds": "count",
           "random_state": "seed"}, skip_bad={"X": {"3-d"}, "gammas": _GRID_SKIP, "widths": _GRID_SKIP})
+_positive_grid = st.lists(positive, min_size=1, max_size=3).map(np.array)
+register("kgslab.papers.coursework.evidence_curve",
+         st.builds(lambda p, grid: {"K": p["K"], "y": p["y"], "sigma2s": grid}, kernel_problem(), _positive_grid),
+         {"K": "psd_gram", "y": "vector", "sigma2s": "vector"}, skip_bad={"sigma2s": _GRID_SKIP})
+register("kgslab.papers.coursework.evidence_over_widths",
+         st.builds(lambda p, sigma2, grid: {"X": p["X"], "y": p["y"], "sigma2": sigma2, "widths": grid},
+                   cv_problem(), positive, _positive_grid),
+         {"X": "matrix", "y": "vector", "sigma2": "positive", "widths": "vector"},
+         skip_bad={"X": {"3-d"}, "widths": _GRID_SKIP})
+
+
+@st.composite
+def adatron_folds_problem(draw):
+    """A kernel of 4-8 points, +-1 labels, two folds (every other row held out in turn), a grid of C.
+
+    Both classes are among the even rows and among the odd ones, so every fold's fit rows have both."""
+    m = draw(st.integers(4, 8))
+    rows = np.arange(m)
+    y = np.empty(m)
+    y[0::2], y[1::2] = draw(pm1_labels(len(rows[0::2]))), draw(pm1_labels(len(rows[1::2])))
+    return {"K": draw(gram(m=m, positive_definite=True)), "y": y,
+            "Cs": draw(_positive_grid), "folds": [(rows[rows % 2 != k], rows[rows % 2 == k]) for k in (0, 1)]}
+
+
+register("kgslab.papers.coursework.cross_validate_C", adatron_folds_problem(),
+         {"K": "gram", "y": "pm1", "Cs": "vector"}, skip_bad={"Cs": _GRID_SKIP}, containers=("K",), max_examples=4)
 
 # ---- the checks: a verdict is never won by bad work -----------------------------------------------------
 # A check never raises on the student's function: it prints a verdict and falls back to the reference.  The

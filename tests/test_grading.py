@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kgslab import assignments, release
+from kgslab import assignments, grading_layout, release
 
 pytest.importorskip("nbgrader", reason="nbgrader comes with the test extra: pip install -e '.[test]'")
 from nbgrader.api import Gradebook  # noqa: E402
@@ -85,7 +85,7 @@ def test_nbgrader_generates_validates_and_autogrades(stem, tmp_path):
     course = tmp_path / "course"
     assert assignments.build_course(course, only=[stem[:2]]) == [stem]
     solution = nbformat.read(course / "source" / stem / f"{stem}.ipynb", as_version=4)
-    max_auto, max_manual = release.notebook_points(solution)
+    max_auto, max_manual = grading_layout.notebook_points(solution)
     assert max_auto > 0
 
     _nbgrader(course, "generate_assignment", stem, "--force")

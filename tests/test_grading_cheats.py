@@ -17,7 +17,7 @@ import time
 import nbformat
 import pytest
 
-from kgslab import assignments, check, release
+from kgslab import assignments, check, grading_layout, release
 from test_grading import _nbgrader, _selected, _submit, replace_solution
 
 pytest.importorskip("nbgrader")
@@ -164,7 +164,7 @@ def test_every_cheat_scores_zero_on_what_it_touches(stem, tmp_path):
     course = tmp_path / "course"
     assignments.build_course(course, only=[stem[:2]])
     source = nbformat.read(course / "source" / stem / f"{stem}.ipynb", as_version=4)
-    max_auto, _ = release.notebook_points(source)
+    max_auto, _ = grading_layout.notebook_points(source)
     _nbgrader(course, "generate_assignment", stem, "--force")
     released = nbformat.read(course / "release" / stem / f"{stem}.ipynb", as_version=4)
     secret = re.search(r'secret = "(\w+)"', (course / "nbgrader_config.py").read_text()).group(1)

@@ -11,7 +11,8 @@ from kgslab.billiard import BayesianTransduction, billiard_run
 from kgslab.hmc import VersionSpaceHMC, hmc_probabilities, hmc_run
 from kgslab.kernels import linear_kernel, rbf_kernel
 from kgslab.papers.bt1999 import volume_ratio_on_sphere
-from test_billiard import exact_volume_ratio, separable_problem
+from test_billiard import (exact_volume_ratio, same_numbers_for_a_seed_and_for_a_subset_of_test_points,
+                           separable_problem)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -132,11 +133,7 @@ def test_soft_version_agrees_with_the_billiard():
 
 
 def test_test_points_never_change_the_chains():
-    X, y, T, _ = separable_problem(3, 8, 10, seed=2)
-    K, K_test = linear_kernel(X), linear_kernel(T, X)
-    first = hmc_probabilities(K, y, K_test, 50, random_state=42)
-    np.testing.assert_array_equal(first, hmc_probabilities(K, y, K_test, 50, random_state=42))
-    np.testing.assert_array_equal(first[3:7], hmc_probabilities(K, y, K_test[3:7], 50, random_state=42))
+    first, (K, y, K_test) = same_numbers_for_a_seed_and_for_a_subset_of_test_points(hmc_probabilities, 50)
     assert not np.array_equal(first, hmc_probabilities(K, y, K_test, 50, random_state=43))
 
 

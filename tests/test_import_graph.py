@@ -161,3 +161,50 @@ def test_a_private_name_taken_from_another_module_is_found(tmp_path, monkeypatch
     monkeypatch.setitem(MODULES, "kgslab.kgs", PACKAGE / "kgs.py")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "kgslab", raising=False)
     assert any(name == expected for module, _, name in crossings() if module == "kgslab.fake")
+
+
+# ---- one direction: notebooks, checks and widgets -> papers -> the library ------------------------------
+
+PAPERS = ("kgslab.papers",)
+CALLERS_OF_PAPERS = ("kgslab.check", "kgslab.widgets")
+COURSE_TOOLS = ("kgslab._notebook_files", "kgslab.assignments", "kgslab.feedback", "kgslab.grade", "kgslab.grader",
+                "kgslab.grading_layout", "kgslab.notebooks", "kgslab.release")
+
+
+def layer(module: str) -> str:
+    def within(prefixes):
+        return any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes)
+    if within(PAPERS):
+        return "papers"
+    if within(CALLERS_OF_PAPERS):
+        return "checks and widgets"
+    if within(COURSE_TOOLS):
+        return "course tools"
+    return "library"
+
+
+# what each layer may import, besides itself (kgslab/papers/__init__.py says the same in words)
+MAY_IMPORT = {"library": {"library"}, "papers": {"library"},
+              "checks and widgets": {"library", "papers", "checks and widgets"},
+              "course tools": {"library", "checks and widgets", "course tools"}}
+
+
+def against_the_direction(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{module} ({layer(module)}) imports {target} ({layer(target)})"
+                  for module, targets in edges.items() for target in targets
+                  if layer(target) != layer(module) and layer(target) not in MAY_IMPORT[layer(module)])
+
+
+def test_the_kit_imports_in_one_direction():
+    found = against_the_direction(graph())
+    assert not found, "imports against kgslab/papers/__init__.py's direction:\n  " + "\n  ".join(found)
+
+
+def test_an_import_against_the_direction_is_found():
+    assert against_the_direction({"kgslab.kgs": {"kgslab.papers.bt1999"}}) == [
+        "kgslab.kgs (library) imports kgslab.papers.bt1999 (papers)"]
+    assert against_the_direction({"kgslab.papers.coursework": {"kgslab.check.core"}})
+    assert against_the_direction({"kgslab.papers.bt1999": {"kgslab.widgets.billiard"}})
+    assert against_the_direction({"kgslab.text": {"kgslab.release"}})
+    assert not against_the_direction({"kgslab.check.nb01_duality": {"kgslab.papers.coursework", "kgslab.regression"},
+                                      "kgslab.widgets.billiard": {"kgslab.papers.bt1999"}})

@@ -115,26 +115,3 @@ def test_linear_fit_errors_reference_matches_sklearn_linear_regression():
     train, test = linear_fit_errors(X[:100], y[:100], X[100:], y[100:], 0.0)
     assert train == pytest.approx(mse(y[:100], peer.predict(X[:100])), rel=1e-8)
     assert test == pytest.approx(mse(y[100:], peer.predict(X[100:])), rel=1e-8)
-
-
-def test_notebook_02_checks_accept_right_and_refuse_wrong_answers(capsys):
-    from kgslab import check
-    from kgslab.regression import cv_error, linear_fit_errors
-
-    def blank(*args, **kwargs):
-        raise NotImplementedError()
-
-    def kernel_ridge_without_l(K, y, gamma):  # a classic slip: forgetting the factor l
-        return np.linalg.solve(K + gamma * np.eye(len(y)), y)
-
-    def kernel_ridge_by_student(K, y, gamma):
-        return np.linalg.solve(K + gamma * len(y) * np.eye(len(y)), y)
-
-    assert check.nb02_exercise_3a(kernel_ridge_by_student) is kernel_ridge_by_student
-    assert check.nb02_exercise_3a(kernel_ridge_without_l).__wrapped__ is kernel_ridge
-    assert "✘" in capsys.readouterr().out
-    assert check.nb02_exercise_3a(blank).__wrapped__ is kernel_ridge
-    assert check.nb02_exercise_2(blank).__wrapped__ is linear_fit_errors
-    assert check.nb02_exercise_3a_cv(blank).__wrapped__ is cv_error
-    assert check.nb02_exercise_2(lambda *a: (0.0, 0.0)).__wrapped__ is linear_fit_errors
-    assert "not attempted" in capsys.readouterr().out

@@ -4,7 +4,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from kgslab import release
+from kgslab import grading_layout, release
 
 SOLUTION_CODE = """def f(x):
     \"\"\"Square x.\"\"\"
@@ -119,7 +119,7 @@ def test_a_cell_tagged_solution_without_markers_is_refused(folders):
     notebook = nbformat.read(solutions / "01_demo.ipynb", as_version=4)
     notebook.cells.append(new_code_cell("def g():\n    return 'the answer'"))
     notebook.cells[-1]["id"] = "cell-3"
-    notebook.cells[-1].metadata["nbgrader"] = release.nbgrader_metadata("demo-g", solution=True)
+    notebook.cells[-1].metadata["nbgrader"] = grading_layout.nbgrader_metadata("demo-g", solution=True)
     nbformat.write(notebook, solutions / "01_demo.ipynb")
     with pytest.raises(release.ReleaseError, match="01_demo, cell 4 .*tagged as an nbgrader solution"):
         release.release(solutions, notebooks)
@@ -212,45 +212,6 @@ def test_repository_notebooks_are_a_fresh_release():
     assert not problems, "notebooks/ drifted from solutions/; run `make notebooks`:\n" + "\n".join(problems)
 
 
-def test_tagging_is_idempotent_and_gives_points(folders):
-    solutions, _ = folders
-    notebook = nbformat.read(solutions / "01_demo.ipynb", as_version=4)
-    notebook.cells.insert(2, new_code_cell("f = check.nb01_exercise_1_primal(f)"))
-    notebook.cells[2]["id"] = "chk"
-    assert release.tag_notebook(notebook, "01_demo")
-    text = release.render(notebook)
-    assert not release.tag_notebook(notebook, "01_demo") and release.render(notebook) == text
-    sources = [cell.source for cell in notebook.cells]
-    assert "f = check.nb01_exercise_1_primal(f)" in sources
-    test = notebook.cells[sources.index("f = check.nb01_exercise_1_primal(f)") + 1]
-    assert test.source.endswith("check.nb01_exercise_1_primal.grade()")
-    assert test.metadata.nbgrader["grade"] and test.metadata.nbgrader["locked"] and test.metadata.nbgrader["points"] == 2
-    answer = [cell for cell in notebook.cells if cell.cell_type == "markdown" and release.has_solution(cell)][0]
-    assert answer.metadata.nbgrader["grade"] and answer.metadata.nbgrader["points"] == release.WRITTEN_POINTS
-    assert notebook.cells[1].source.startswith("**Points: 4** (2 autograded, 2 graded by hand)")
-    assert release.notebook_points(notebook) == (2, 2)
-
-
-def test_a_check_the_kit_does_not_have_is_an_error_naming_the_cell(folders):
-    # The names of earlier releases (check.exercise_1_primal) are no longer translated: no notebook uses them.
-    solutions, _ = folders
-    notebook = nbformat.read(solutions / "01_demo.ipynb", as_version=4)
-    notebook.cells.insert(2, new_code_cell("f = check.exercise_1_primal(f)"))
-    with pytest.raises(release.ReleaseError, match=r"01_demo, cell 3: check.exercise_1_primal is not a check"):
-        release.tag_notebook(notebook, "01_demo")
-
-
-def test_repository_solutions_are_tagged_for_grading():
-    for path in sorted(release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
-        notebook = nbformat.read(path, as_version=4)
-        assert not release.tag_notebook(notebook, path.stem), f"{path.name}: run python -m kgslab.release --tag"
-        auto, manual = release.notebook_points(notebook)
-        assert auto > 0, path.name
-        for cell in notebook.cells:
-            if release._check_call(cell):
-                assert cell.metadata["nbgrader"]["locked"], f"{path.name}: check cell not locked"
-
-
 def test_repository_solutions_exist_and_carry_nbgrader_metadata():
     sources = sorted(release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
     assert sources, "no solution notebooks found"
@@ -269,11 +230,3 @@ def test_student_notebooks_hold_no_solutions_and_no_outputs():
         assert release.BEGIN not in text and release.END not in text, path.name
         notebook = nbformat.read(path, as_version=4)
         assert all(not cell.get("outputs") for cell in notebook.cells), path.name
-
-
-def test_readme_points_table_matches_the_notebooks():
-    readme = (release.ROOT / "README.md").read_text(encoding="utf-8")
-    for path in sorted(release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
-        auto, manual = release.notebook_points(nbformat.read(path, as_version=4))
-        row = f"| {path.stem} | {auto:g} | {manual:g} | {auto + manual:g} |"
-        assert row in readme, f"README's points table: expected the row {row}"

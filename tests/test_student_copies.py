@@ -31,11 +31,6 @@ RUN = 7               # words: a run this long from an answer is the answer, not
 MIN_CODE_LINE = 12    # characters: shorter solution lines ("x = 0", "return K") say nothing
 _TRIVIAL = re.compile(r"^(#|return \w+$|pass$|else:$|try:$|\)|\]|\})")
 
-# Notebooks whose student copies still answer what they ask, each with the reason, removed as they are fixed.
-KNOWN_LEAKS: dict[str, str] = {
-}
-
-
 def _solution_regions(source: str) -> list[str]:
     """The lines inside BEGIN/END SOLUTION regions of one cell."""
     inside, lines = False, []
@@ -105,8 +100,6 @@ def _released(path: Path):
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=_stem)
 def test_no_answer_in_student_copy(path):
-    if _stem(path) in KNOWN_LEAKS:
-        pytest.xfail(KNOWN_LEAKS[_stem(path)])
     solution = nbformat.read(path, as_version=4)
     student = _released(path)
     code, runs = secrets(solution)
@@ -137,8 +130,6 @@ def hint_leaks(code: set[str], runs: set[str], hint: str) -> list[str]:
 @pytest.mark.parametrize("path", SOLUTIONS, ids=_stem)
 def test_hints_on_a_failure_give_no_solution_line(path):
     """What a failed check prints (its conceptual hint) holds no code or answer of its notebook's solution."""
-    if _stem(path) in KNOWN_LEAKS:
-        pytest.xfail(KNOWN_LEAKS[_stem(path)])
     code, runs = secrets(nbformat.read(path, as_version=4))
     found = {name: hint_leaks(code, runs, exercise.hint) for name, exercise in check.exercises().items()
              if name.startswith(f"nb{_stem(path)}_")}

@@ -8,7 +8,8 @@ run at the student's own gammas), `tune_gamma` and `tune_width_and_gamma` (5-fol
 from __future__ import annotations
 
 import numpy as np
-from sklearn.model_selection import KFold
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.model_selection import KFold, cross_val_score
 
 from .. import regression
 from ..data import sinc_data
@@ -143,13 +144,16 @@ nb02_exercise_3a = Exercise(
     code_hint="l = len(y); return np.linalg.solve(K + gamma * l * np.eye(l), y).")
 
 
-def _cv_with(X, y, L, gamma, splits, l_for_gamma=None) -> float:
-    """The CV error over given splits; l_for_gamma replaces each fold's own l in gamma l (a mistake)."""
-    errors = []
-    for train, held_out in splits:
-        scale = (l_for_gamma or len(train)) / len(train)
-        alpha = regression.kernel_ridge(rbf_kernel(X[train], L=L), y[train], gamma * scale)
-        errors.append(regression.mse(y[held_out], rbf_kernel(X[held_out], X[train], L=L) @ alpha))
+def _sklearn_cv(X, y, L, gamma, folds, l_for_gamma=None) -> float:
+    """The mean held-out MSE of kernel ridge regression on given folds, by scikit-learn (for the mistakes).
+
+    sklearn's KernelRidge solves (K + alpha I) a = y, so alpha = gamma l with l the fold's own training size
+    (eq. 5); l_for_gamma replaces it (a mistake).
+    """
+    K = rbf_kernel(X, L=L)
+    errors = [-cross_val_score(KernelRidge(kernel="precomputed", alpha=gamma * (l_for_gamma or len(train))), K, y,
+                               cv=[(train, held_out)], scoring="neg_mean_squared_error")[0]
+              for train, held_out in folds]
     return float(np.mean(errors))
 
 
@@ -170,10 +174,10 @@ def _nb02_exercise_3a_cv_cases():
         cases.append(Case(label, (X, y, L, gamma), {"n_folds": n_folds, "random_state": seed}, mistakes=[
             Mistake("gamma-l-all-points", "gamma l uses all the points; in each fold l is the number of points that "
                                           "fold is trained on.",
-                    result=_cv_with(X, y, L, gamma, splits, l_for_gamma=len(y))),
+                    result=_sklearn_cv(X, y, L, gamma, splits, l_for_gamma=len(y))),
             Mistake("folds-not-shuffled", "the folds are not shuffled: use KFold with shuffle=True and the given "
                                           "random_state, so that your folds are the checker's.",
-                    result=_cv_with(X, y, L, gamma, list(KFold(n_folds).split(X)))),
+                    result=_sklearn_cv(X, y, L, gamma, list(KFold(n_folds).split(X)))),
             Mistake("sum-over-folds", "it is the number of folds times the mean: average the fold errors, do not add them up.",
                     result=n_folds * regression.cv_error(X, y, L, gamma, n_folds=n_folds, random_state=seed))]))
     return cases

@@ -3,7 +3,7 @@
 The references are `kgslab.regression.log_evidence` (eq. 16) and
 `kgslab.regression.gp_posterior` (eqs. 13-14); the two experiments (the
 evidence curve over sigma^2 of 4a, the curve over the kernel width L of 4c)
-are two-line adapters over the same public functions.
+are `kgslab.papers.coursework`'s `evidence_curve` and `evidence_over_widths`.
 
 Two cases are there to make the notebook's numerical advice visible to the check:
 
@@ -21,6 +21,7 @@ import numpy as np
 from .. import regression
 from ..data import sinc_data
 from ..kernels import rbf_kernel
+from ..papers import coursework
 from .core import Case, Exercise, Problem, is_real_number, allclose
 
 __all__ = ["nb03_exercise_4a", "nb03_exercise_4a_curve", "nb03_exercise_4b", "nb03_exercise_4c"]
@@ -81,7 +82,9 @@ def _diagnose_log_evidence(expected, got):
 
 nb03_exercise_4a = Exercise(
     "nb03_exercise_4a", "Exercise 4a (log evidence, eq. 16)",
-    _log_evidence_scalar, _nb03_exercise_4a_cases, points=3, closed=("kgslab.regression.log_evidence",),
+    _log_evidence_scalar, _nb03_exercise_4a_cases, points=3,
+    closed=("kgslab.regression.log_evidence", "kgslab.papers.coursework.evidence_curve",
+            "kgslab.papers.coursework.evidence_over_widths"),
     compare=_diagnose_log_evidence,
     hint="eq. (16) has three terms: -1/2 y'(K + sigma2 I)^{-1} y, -1/2 ln det(K + sigma2 I) and "
          "-(l/2) ln(2 pi). Test 4 has 400 points: there det(K + sigma2 I) itself is 0 in floating point, "
@@ -90,11 +93,6 @@ nb03_exercise_4a = Exercise(
     code_hint="factorise once: scipy.linalg.cho_factor(K + sigma2 * I, lower=True) gives C with C C' = "
               "K + sigma2 I; scipy.linalg.cho_solve(factor, y) solves for (K + sigma2 I)^{-1} y, and the "
               "diagonal of C gives ln det = 2 sum_i ln C_ii (np.linalg.slogdet is an alternative).")
-
-
-def _evidence_curve(K, y, sigma2s):
-    curve = regression.log_evidence(K, y, np.asarray(sigma2s, dtype=float))
-    return curve, float(sigma2s[int(np.argmax(curve))])
 
 
 def _nb03_exercise_4a_curve_cases():
@@ -109,7 +107,9 @@ def _nb03_exercise_4a_curve_cases():
 
 nb03_exercise_4a_curve = Exercise(
     "nb03_exercise_4a_curve", "Exercise 4a (the evidence curve and its maximum)",
-    _evidence_curve, _nb03_exercise_4a_curve_cases, points=1, closed=("kgslab.regression.log_evidence",),
+    coursework.evidence_curve, _nb03_exercise_4a_curve_cases, points=1,
+    closed=("kgslab.regression.log_evidence", "kgslab.papers.coursework.evidence_curve",
+            "kgslab.papers.coursework.evidence_over_widths"),
     compare=allclose(rtol=1e-7),
     hint="the result is a tuple (curve, best_sigma2): curve[k] is ln p(y) of eq. (16) at sigma2s[k] (your "
          "log_evidence, one value at a time), and best_sigma2 is the value of sigma2s (not its position) "
@@ -176,11 +176,6 @@ nb03_exercise_4b = Exercise(
               "V with k'(K + sigma2 I)^{-1} k = the squared length of the column of V (sum over axis 0).")
 
 
-def _evidence_over_widths(X, y, sigma2, widths):
-    curve = np.array([regression.log_evidence(rbf_kernel(X, L=width), y, sigma2) for width in widths])
-    return curve, float(widths[int(np.argmax(curve))])
-
-
 def _nb03_exercise_4c_cases():
     """The evidence as a function of the RBF width L, sigma^2 fixed, and the best L of the grid."""
     cases = []
@@ -193,7 +188,9 @@ def _nb03_exercise_4c_cases():
 
 nb03_exercise_4c = Exercise(
     "nb03_exercise_4c", "Exercise 4c (bonus: the evidence against the kernel width L)",
-    _evidence_over_widths, _nb03_exercise_4c_cases, points=2, closed=("kgslab.regression.log_evidence",),
+    coursework.evidence_over_widths, _nb03_exercise_4c_cases, points=2,
+    closed=("kgslab.regression.log_evidence", "kgslab.papers.coursework.evidence_curve",
+            "kgslab.papers.coursework.evidence_over_widths"),
     compare=allclose(rtol=1e-7),
     hint="each width L is a new kernel matrix K (eq. 17 on the training inputs X) with sigma2 fixed; the "
          "result is a tuple (curve, best_L): ln p(y) for each width, and the width (not its position) where "

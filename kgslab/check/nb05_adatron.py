@@ -10,7 +10,8 @@ The student writes both algorithms of the handout:
 The references are `kgslab.adatron_reference.adatron_no_bias` and `adatron_with_bias`; both algorithms are
 deterministic (one coordinate per iteration, the first of the largest changes,
 stop when that change is below tol or after max_iter iterations), so a correct
-implementation reproduces it to rounding error.
+implementation reproduces it to rounding error.  The cross-validation experiment's reference is
+`kgslab.papers.coursework.cross_validate_C`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from .. import adatron_reference, text
 from ..kernels import linear_kernel, normalise, rbf_kernel
+from ..papers import coursework
 from .core import Case, Exercise, Mistake, Problem, allclose
 
 __all__ = ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias", "nb05_exercise_6_cv"]
@@ -131,19 +133,6 @@ nb05_exercise_6_with_bias = Exercise(
     code_hint="y @ alpha is y'alpha. " + _SHARED_CODE_HINT)
 
 
-def _cross_validate_C(K, y, Cs, folds):
-    """The reference for the cross-validation exercise: the kit's adatron with bias on every fold."""
-    accuracy = np.zeros(len(Cs))
-    hinge = np.zeros(len(Cs))
-    for position, C in enumerate(Cs):
-        for fit_rows, held_out in folds:
-            alpha, b = adatron_reference.adatron_with_bias(K[np.ix_(fit_rows, fit_rows)], y[fit_rows], C)
-            decision = K[np.ix_(held_out, fit_rows)] @ (y[fit_rows] * alpha) + b
-            accuracy[position] += np.mean(np.where(decision >= 0, 1.0, -1.0) == y[held_out]) / len(folds)
-            hinge[position] += np.mean(np.maximum(0.0, 1.0 - y[held_out] * decision)) / len(folds)
-    return accuracy, hinge, float(Cs[int(np.argmin(hinge))])
-
-
 def _cv_cases():
     rng = np.random.default_rng(16)
     X = rng.standard_normal((30, 2))
@@ -181,7 +170,7 @@ def _diagnose_cv(expected, got):
 
 nb05_exercise_6_cv = Exercise(
     "nb05_exercise_6_cv", "Exercise 6 (tune C by cross-validation with your adatron)",
-    _cross_validate_C, _cv_cases, points=2, closed=("kgslab.adatron.KernelAdatron.fit",),
+    coursework.cross_validate_C, _cv_cases, points=2, closed=("kgslab.adatron.KernelAdatron.fit",),
     compare=_diagnose_cv,
     hint="for every C and every fold: train your adatron_with_bias (eta = 1, tol and max_iter at their "
          "defaults) on the fold's training rows only (K restricted to those rows AND columns), then score the "

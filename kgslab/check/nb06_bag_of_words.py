@@ -7,7 +7,7 @@ document x word count matrix C and K = C C').  Both must equal
 letters (`kgslab.text.words`), not stemmed, stop words kept.
 
 Then the three experiments of Exercise 7, each a function the notebook runs on
-the corpus (references in `kgslab.text_study`):
+the corpus (references in `kgslab.papers.coursework`):
 
 * ``kernel_timings(kernels, docs, sizes, repeat)``: checked with stand-in
   "kernels" that sleep a known time, longer on every call for each size but the
@@ -30,8 +30,9 @@ from collections import Counter
 
 import numpy as np
 
-from .. import text, text_study
+from .. import text
 from ..adatron_reference import adatron_with_bias
+from ..papers import coursework
 from .core import Case, Exercise, Mistake, Problem, allclose
 
 __all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse", "nb06_exercise_7_timing",
@@ -255,7 +256,7 @@ def _compare_timings(expected, got):
 
 nb06_exercise_7_timing = Exercise(
     "nb06_exercise_7_timing", "Exercise 7 (running times of the kernels)",
-    text_study.kernel_timings, _timing_cases, points=2, compare=_compare_timings, hidden=_timing_hidden,
+    coursework.kernel_timings, _timing_cases, points=2, compare=_compare_timings, hidden=_timing_hidden,
     hint="Entry [k, s] is the running time of one call kernels[k](docs[:sizes[s]]), the best of `repeat` such "
          "runs: the clock (time.perf_counter) is read right before the call and right after it.",
     code_hint="seconds = np.full((len(kernels), len(sizes)), np.inf); for each k, s and repeat: "
@@ -300,7 +301,7 @@ def _compare_means(expected, got):
 
 nb06_exercise_7_compare = Exercise(
     "nb06_exercise_7_compare", "Exercise 7 (your kernel against K_bow, by kind of pair)",
-    text_study.pair_group_means, _compare_cases, points=2, compare=_compare_means,
+    coursework.pair_group_means, _compare_cases, points=2, compare=_compare_means,
     hint="Normalise both kernels first (eq. 19). A pair i < j is a translation when the article is the same and "
          "the language differs; 'different languages' are the other pairs whose languages differ.",
     code_hint="upper_i, upper_j = np.triu_indices(n, k=1); same = language[upper_i] == language[upper_j]; "
@@ -334,7 +335,9 @@ class _FixedRule:
 def _classify_cases():
     rng = np.random.default_rng(62)
     language = np.repeat(["english", "french", "german"], 10)
-    article = np.tile(np.arange(1, 11), 3)
+    # german lists its articles in the opposite order: folds that follow the documents' order instead of their
+    # articles (GroupKFold on one group per document) then split translations, as they do on other corpora
+    article = np.concatenate([np.arange(1, 11), np.arange(1, 11), np.arange(10, 0, -1)])
     centres = {"english": [1.0, 0.0], "french": [0.0, 1.0], "german": [-1.0, 0.0]}
     X = np.array([centres[lang] for lang in language]) + 0.9 * rng.standard_normal((30, 2))
     K = X @ X.T + 1.0
@@ -375,7 +378,7 @@ def _compare_accuracies(expected, got):
 
 nb06_exercise_7_classify = Exercise(
     "nb06_exercise_7_classify", "Exercise 7 (the adatron on a pair of languages)",
-    text_study.pair_accuracy, _classify_cases, points=3, compare=_compare_accuracies,
+    coursework.pair_accuracy, _classify_cases, points=3, compare=_compare_accuracies,
     hint="Keep only the documents of the two languages (labels: first -1, second +1), split them with "
          "GroupKFold(n_splits=n_folds) grouped by article, train on the training block of K and classify each "
          "test document by the sign of its decision value f(x) = sum_i alpha_i y_i K(x_i, x) + b.",

@@ -1,6 +1,6 @@
 """Checks for notebook 09 (the kernel billiard and Bayesian transduction, seed 002).
 
-Hints come in two tiers (issue 16): a failed check prints a conceptual hint (and, from the comparison, a
+Hints come in two tiers: a failed check prints a conceptual hint (and, from the comparison, a
 diagnosis of what is off); the code-level hint only on request, check.hint("nb09_exercise_N").
 """
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import data, kfd
+from ..papers import kfd2001
 from .core import Case, Exercise, Problem, allclose, constant_factor
 
 __all__ = ["nb10_exercise_1", "nb10_exercise_2", "nb10_exercise_3", "nb10_exercise_4", "nb10_exercise_5"]
@@ -164,13 +165,6 @@ nb10_exercise_3 = Exercise(
 
 # ---- Exercise 10.4: the EM loop -----------------------------------------------------------------
 
-def _em_reference(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
-    """`kfd.label_noise_em` in the notebook's form: (means, covariances, flip_rates, posterior, log_likelihoods)."""
-    fit = kfd.label_noise_em(X, y_index, initial_flip_rates=initial_flip_rates,
-                             shared_covariance=shared_covariance, max_iter=max_iter, tol=tol)
-    return fit.means, fit.covariances, fit.flip_rates, fit.posterior, fit.log_likelihood
-
-
 def _nb10_exercise_4_cases():
     """run_em(X, y_index, initial_flip_rates, shared_covariance, max_iter, tol) on small samples of the toy."""
     cases = []
@@ -229,7 +223,7 @@ def _compare_em(expected, got, case=None):
 
 nb10_exercise_4 = Exercise(
     "nb10_exercise_4", "Exercise 10.4 (the EM loop)",
-    _em_reference, _nb10_exercise_4_cases, points=3, closed=("kgslab.kfd.label_noise_em",), compare=_compare_em,
+    kfd.label_noise_em_fields, _nb10_exercise_4_cases, points=3, closed=("kgslab.kfd.label_noise_em",), compare=_compare_em,
     hint="start from the labels as they are (q_n one-hot at yhat_n) and one M-step for the Gaussians, with the "
          "flip rates at their starting values; then alternate: log-densities of the current Gaussians, E-step, "
          "stop once the log-likelihood rises by less than tol, else M-step. A rate started at 0 stays 0.",

@@ -1,5 +1,12 @@
-"""The papers' experiments, one module per paper; the notebooks call these, the algorithms never import them.
+"""The papers' and the coursework's experiments, one module per paper.
 
+Who calls whom (one direction, asserted by tests/test_import_graph.py): the notebooks, the checks
+(`kgslab.check`) and the widgets (`kgslab.widgets`) call these; these call the library (the algorithms, the
+data, the kernels); the library never imports papers, checks, widgets or the course tools, and papers never
+import checks, widgets or the course tools.
+
+- `coursework`: the coursework (seed 004): the references for the student's experiments of notebooks 01-03,
+  05 and 06 (Exercises 1-4, 6 and 7).
 - `kgs2000`: Graepel and Herbrich, "The kernel Gibbs sampler", NIPS 2000 (seed 001): Figure 4's quadratic SVM.
 - `bt1999`: Graepel, Herbrich and Obermayer, "Bayesian transduction", NIPS 1999 (seed 002): exact spherical
   volumes (the reference for the billiard) and Figure 2's comparison with the SVM.

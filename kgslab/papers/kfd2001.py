@@ -31,7 +31,7 @@ from .._validation import (as_float_array, as_generator, as_matrix, as_positive_
 from ..kfd import KFD, LabelNoiseKFD
 # Private: notebook 10 imports this module, and these are (or invert) the references of its Exercises 10.1 and 10.4.
 from ..kfd import flip_rates_from_noise_rates as _flip_rates
-from ..kfd import label_noise_em as _label_noise_em
+from ..kfd import label_noise_em_fields as _run_em
 from ..kfd import noise_rates_from_flip_rates as _noise_rates
 
 __all__ = [
@@ -73,12 +73,6 @@ def _sample_statistics(X, y, y_true):
     return toy_statistics(means, covariances, flip, noise, np.mean(y_true == 1))
 
 
-def _kit_em(X, y_index, initial_flip_rates):
-    """`label_noise_em` in the notebook's form (means, covariances, flip_rates, posterior, log_likelihoods)."""
-    fit = _label_noise_em(X, y_index, initial_flip_rates=initial_flip_rates)
-    return fit.means, fit.covariances, fit.flip_rates, fit.posterior, fit.log_likelihood
-
-
 def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_flip_rates=(0.3, 0.3), em=None):
     """EM estimates of the toy's statistics, `n_repeats` samples per size.
 
@@ -96,7 +90,7 @@ def toy_table(sizes=(200, 1000, 5000), n_repeats=10, random_state=None, initial_
     check_work_budget(sum(sizes) * n_repeats, 1e7, "sizes", sizes, "points drawn and fitted (times n_repeats)")
     if em is not None and not callable(em):
         raise TypeError(f"em must be a function em(X, y_index, initial_flip_rates) or None, got {type(em).__name__}")
-    em = _kit_em if em is None else em
+    em = _run_em if em is None else em
     rng = as_generator(random_state)
     population = data.KFD_TOY
     true_covariances = [f @ f.T for f in population["factors"]]

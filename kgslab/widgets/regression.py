@@ -34,8 +34,8 @@ GRID = np.linspace(-4.0, 4.0, 300)[:, None]  # where the fitted function is draw
 def _single_threaded(draw):
     """Run a panel's draw with one BLAS thread.
 
-    The matrices here are ~100 x 100: threads cost more than they save, and on a
-    busy machine a multi-threaded 100 x 100 eigh took 0.3 s instead of 1 ms.
+    The matrices here are ~100 x 100: threads cost more than they save, and far more on a busy machine
+    (benchmarks/measured.md).
     """
     def wrapped(figure, **values):
         with blas_threads():

@@ -426,3 +426,27 @@ def test_check_hint_by_name_refuses_an_unknown_name():
         check.hint("nb99_exercise_1")
     with pytest.raises(ValueError, match="did you mean"):
         check.hint("exercise_5a")
+
+
+# ---- the experiment checks of notebooks 01-02 (the student's function runs a whole study) -------------------
+
+@pytest.mark.parametrize("name", ["nb01_exercise_1_noise", "nb02_exercise_2_table", "nb02_exercise_3a_tune_gamma",
+                                  "nb02_exercise_3a_tune_width"])
+def test_an_endless_experiment_ends_in_a_verdict(name, capsys, monkeypatch):
+    monkeypatch.setattr(check.core, "TIME_LIMIT", 0.5)
+
+    def endless(*args, **kwargs):
+        while True:
+            pass
+    result = check.exercises()[name](endless)
+    assert result is not endless and "time limit" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["nb01_exercise_1_noise", "nb02_exercise_2_table", "nb02_exercise_3a_tune_gamma",
+                                  "nb02_exercise_3a_tune_width"])
+def test_code_hints_come_on_request_only(name, capsys, monkeypatch):
+    check.hint(name)
+    assert "code-level hint" in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check.hint(name)
+    assert "hints are off" in capsys.readouterr().out

@@ -69,6 +69,16 @@ def test_a_twin_is_closed_and_a_tool_stays_open():
     assert record.passed, printed
 
 
+def test_a_coursework_experiment_that_holds_the_answer_is_closed():
+    from kgslab.papers import coursework
+
+    def log_evidence(K, y, sigma2):           # the evidence curve of one sigma2 is 4a's answer
+        return float(coursework.evidence_curve(K, y, [sigma2])[0][0])
+
+    _, printed, record = _run(check.nb03_exercise_4a, log_evidence)
+    assert not record.passed and "`kgslab.papers.coursework.evidence_curve`" in printed, printed
+
+
 def test_the_kit_calls_its_closed_functions_outside_and_inside_a_check():
     X, y = np.eye(4), np.arange(4.0)
     assert np.allclose(regression.ridge(X, y, 0.1), regression.ridge_dual(X, y, 0.1))   # open outside a check

@@ -139,7 +139,7 @@ def test_the_exam_student_copy_names_no_answer():
     from pathlib import Path
 
     import nbformat
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     student = nbformat.read(root / "notebooks" / "07_kernel_perceptron.ipynb", as_version=4)
     page = "\n".join(cell.source for cell in student.cells)
     flat = re.sub(r"\s+", "", page)

@@ -1,82 +1,92 @@
-"""Notebook 06's checks of Exercise 7's experiments: the literal solutions pass, and attempts to fool them fail.
+"""Notebook 06's checks: the bag-of-words kernel and Exercise 7's experiments.
+
+Kernels written literally (a dictionary per document, a sparse count matrix) pass and the usual slips are caught.
+For the experiments: the solutions pass, and attempts to fool them fail.
+
+The solutions are read from solutions/06_bag_of_words.ipynb (tests/solution_code.py), and the slips are changes
+of their text, so a change of the notebook is tested as it stands.
 
 Each experiment check (timings, the comparison with K_bow, the classification of pairs of languages) is tried
 blank, wrong in the usual ways, re-run after a fall-back, with a changed input and with an endless loop; the
-references in `kgslab.text_study` are compared with independent computations (scikit-learn's cross-validation
+references in `kgslab.papers.coursework` are compared with independent computations (scikit-learn's cross-validation
 with the kit's KernelAdatron, brute-force loops over pairs).
 """
 
 import time
 import warnings
+from collections import Counter
 
 import numpy as np
 import pytest
+import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GroupKFold, KFold, cross_val_score
+from sklearn.model_selection import GroupKFold, cross_val_score
 
-from kgslab import check, data, text_study
+from checking import blank, blank_falls_back, solutions_pass
+from kgslab import check, data, text
+from kgslab.papers import coursework
 from kgslab.adatron import KernelAdatron
 from kgslab.adatron_reference import adatron_with_bias
 from kgslab.kernels import normalise
+from solution_code import function, variant
 
 
-def blank(*args, **kwargs):
-    raise NotImplementedError()
+# ---- the kernel, written literally -------------------------------------------------------------------
+
+def naive_bow(docs):
+    counts = [Counter(text.words(doc)) for doc in docs]
+    return np.array([[sum(n * other[word] for word, n in mine.items()) for other in counts] for mine in counts],
+                    dtype=float)
 
 
-# ---- literal solutions (the notebook's) ---------------------------------------------------------
-
-def kernel_timings(kernels, docs, sizes, repeat=3):
-    seconds = np.full((len(kernels), len(sizes)), np.inf)
-    for k, kernel in enumerate(kernels):
-        for s, n in enumerate(sizes):
-            for _ in range(repeat):
-                tic = time.perf_counter()
-                kernel(docs[:n])
-                seconds[k, s] = min(seconds[k, s], time.perf_counter() - tic)
-    return seconds
+def sparse_bow(docs):
+    vocabulary, rows, columns = {}, [], []
+    for row, doc in enumerate(docs):
+        for word in text.words(doc):
+            rows.append(row)
+            columns.append(vocabulary.setdefault(word, len(vocabulary)))
+    C = scipy.sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(docs), len(vocabulary)))
+    return (C @ C.T).toarray()
 
 
-def pair_group_means(K_first, K_second, language, article):
-    first_index, second_index = np.triu_indices(len(language), k=1)
-    same = language[first_index] == language[second_index]
-    translated = (article[first_index] == article[second_index]) & ~same
-    kinds = [same, ~same & ~translated, translated]
-    means = np.zeros((3, 2))
-    for column, gram in enumerate([K_first, K_second]):
-        pair_values = normalise(gram)[first_index, second_index]
-        means[:, column] = [pair_values[kind].mean() for kind in kinds]
-    return means
+def test_bag_of_words_slips_are_caught(capsys):
+    def presence_only(docs):                  # sets instead of counts
+        sets = [set(text.words(doc)) for doc in docs]
+        return np.array([[len(a & b) for b in sets] for a in sets], dtype=float)
+
+    def case_sensitive(docs):
+        counts = [Counter(doc.split()) for doc in docs]
+        return np.array([[sum(n * other[w] for w, n in mine.items()) for other in counts] for mine in counts],
+                        dtype=float)
+
+    for slip in (presence_only, case_sensitive):
+        assert check.nb06_exercise_7_naive(slip) is not slip
+        assert check.nb06_exercise_7_sparse(slip) is not slip
+    assert capsys.readouterr().out.count("✘") == 4
 
 
-def pair_accuracy(K, language, article, first, second, adatron, C=1.0, n_folds=5, *, splitter=None,
-                  use_bias=True, swap_labels=False):
-    chosen = np.flatnonzero((language == first) | (language == second))
-    labels = np.where(language[chosen] == first, -1.0, 1.0)
-    if swap_labels:
-        labels = -labels
-    K_chosen = K[np.ix_(chosen, chosen)]
-    splitter = splitter or GroupKFold(n_splits=n_folds)
-    accuracies = []
-    groups = article[chosen] if isinstance(splitter, GroupKFold) else None
-    for train, test in splitter.split(K_chosen, labels, groups=groups):
-        alpha, b = adatron(K_chosen[np.ix_(train, train)], labels[train], C)
-        decisions = K_chosen[np.ix_(test, train)] @ (alpha * labels[train]) + (b if use_bias else 0.0)
-        accuracies.append(np.mean(np.sign(decisions) == labels[test]))
-    return np.array(accuracies)
+# ---- the notebook's solutions, read from solutions/06_bag_of_words.ipynb ----------------------------------
+
+STEM = "06_bag_of_words"
+kernel_timings = function(STEM, "nb06_exercise_7_timing")
+pair_group_means = function(STEM, "nb06_exercise_7_compare")
+pair_accuracy = function(STEM, "nb06_exercise_7_classify")
 
 
 def test_literal_solutions_pass(capsys):
-    assert check.nb06_exercise_7_timing(kernel_timings) is kernel_timings
-    assert check.nb06_exercise_7_compare(pair_group_means) is pair_group_means
-    assert check.nb06_exercise_7_classify(pair_accuracy) is pair_accuracy
-    assert capsys.readouterr().out.count("✔") == 3
+    solutions_pass(capsys, nb06_exercise_7_naive=naive_bow, nb06_exercise_7_sparse=sparse_bow,
+                   nb06_exercise_7_timing=kernel_timings, nb06_exercise_7_compare=pair_group_means,
+                   nb06_exercise_7_classify=pair_accuracy)
+
+
+@pytest.mark.parametrize("exercise", ["nb06_exercise_7_naive", "nb06_exercise_7_sparse"])
+def test_a_blank_kernel_falls_back_to_a_working_reference(exercise, capsys):
+    assert np.array_equal(blank_falls_back(exercise, capsys)(["a b a", "b"]), [[5.0, 1.0], [1.0, 1.0]])
 
 
 @pytest.mark.parametrize("exercise", ["nb06_exercise_7_timing", "nb06_exercise_7_compare", "nb06_exercise_7_classify"])
 def test_blank_falls_back_and_a_rerun_says_still_open(exercise, capsys):
-    returned = getattr(check, exercise)(blank)
-    assert returned is not blank and "not attempted yet" in capsys.readouterr().out
+    returned = blank_falls_back(exercise, capsys)
     again = getattr(check, exercise)(returned)
     assert "still open" in capsys.readouterr().out and again is not blank
     with pytest.raises(AssertionError):
@@ -180,7 +190,7 @@ def test_timing_reference_measures_the_calls():
         calls.append(len(docs))
         time.sleep(0.002 * len(docs))
 
-    seconds = text_study.kernel_timings([sleeper], list("abcdefghij"), [5, 10], repeat=2)
+    seconds = coursework.kernel_timings([sleeper], list("abcdefghij"), [5, 10], repeat=2)
     assert calls == [5, 5, 10, 10]
     assert seconds.shape == (1, 2) and np.all(seconds >= [0.01, 0.02]) and np.all(seconds < np.array([0.01, 0.02]) + 0.05)
 
@@ -247,27 +257,37 @@ def test_pair_group_means_against_a_loop_over_pairs():
             n_pairs[kind] += 1
             for column, K in enumerate((K_first, K_second)):
                 sums[kind, column] += K[i, j] / np.sqrt(K[i, i] * K[j, j])
-    assert np.allclose(text_study.pair_group_means(K_first, K_second, language, article), sums / n_pairs[:, None])
+    assert np.allclose(coursework.pair_group_means(K_first, K_second, language, article), sums / n_pairs[:, None])
 
 
 # ---- classification of pairs of languages --------------------------------------------------------
 
-@pytest.mark.parametrize("slip", [
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, C, n_folds, use_bias=False),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, C, n_folds, swap_labels=True),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, C, n_folds, splitter=KFold(n_folds)),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, C, n_folds).mean(),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron, 1.0, n_folds),
-    lambda K, language, article, first, second, adatron, C=1.0, n_folds=5:
-        pair_accuracy(K, language, article, first, second, adatron_with_bias, C, n_folds),
-], ids=["bias ignored", "labels swapped", "folds not grouped by article", "returns the mean", "C ignored",
+def _classify_slip(old, new):
+    return lambda: variant(STEM, "nb06_exercise_7_classify", old, new)
+
+
+def _classify_call(change):
+    def slip(K, language, article, first, second, adatron, C=1.0, n_folds=5):
+        return change(pair_accuracy, K, language, article, first, second, adatron, C, n_folds)
+    return lambda: slip
+
+
+@pytest.mark.parametrize("make_slip", [
+    _classify_slip("(alpha * labels[train]) + b", "(alpha * labels[train])"),
+    _classify_slip("np.where(language[chosen] == first, -1.0, 1.0)", "np.where(language[chosen] == first, 1.0, -1.0)"),
+    _classify_slip("GroupKFold(n_splits=n_folds).split(K_chosen, labels, groups=article[chosen])",
+                   "__import__('sklearn.model_selection').model_selection.KFold(n_folds).split(K_chosen)"),
+    _classify_slip("groups=article[chosen]", "groups=np.arange(len(chosen))"),   # passed before german's order
+    _classify_call(lambda solution, *args: solution(*args).mean()),
+    _classify_call(lambda solution, K, language, article, first, second, adatron, C, n_folds:
+                   solution(K, language, article, first, second, adatron, 1.0, n_folds)),
+    _classify_call(lambda solution, K, language, article, first, second, adatron, C, n_folds:
+                   solution(K, language, article, first, second, adatron_with_bias, C, n_folds)),
+], ids=["bias ignored", "labels swapped", "folds not grouped by article", "one group per document",
+        "returns the mean", "C ignored",
         "the kit's adatron instead of the one given"])
-def test_classify_slips_are_caught(slip, capsys):
+def test_classify_slips_are_caught(make_slip, capsys):
+    slip = make_slip()
     assert check.nb06_exercise_7_classify(slip) is not slip
     assert "✘" in capsys.readouterr().out
 
@@ -290,7 +310,7 @@ def test_pair_accuracy_against_sklearn_cross_validation():
     index = np.flatnonzero(np.isin(language, ["french", "italian"]))
     K = normalise(kernels.K_2mer)[np.ix_(index, index)][::3, ::3]      # every third document: a hard, small task
     lang, art = language[index][::3], article[index][::3]
-    ours = text_study.pair_accuracy(K, lang, art, "french", "italian", adatron_with_bias, C=0.05)
+    ours = coursework.pair_accuracy(K, lang, art, "french", "italian", adatron_with_bias, C=0.05)
     labels = np.where(lang == "french", -1.0, 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -302,10 +322,10 @@ def test_pair_accuracy_against_sklearn_cross_validation():
 def test_references_refuse_bad_input():
     K = np.eye(4)
     with pytest.raises(ValueError, match="language"):
-        text_study.pair_group_means(K, K, np.array(["a", "b"]), np.arange(4))
+        coursework.pair_group_means(K, K, np.array(["a", "b"]), np.arange(4))
     with pytest.raises(ValueError, match="first and second"):
-        text_study.pair_accuracy(K, np.array(list("aabb")), np.arange(4), "a", "c", adatron_with_bias)
+        coursework.pair_accuracy(K, np.array(list("aabb")), np.arange(4), "a", "c", adatron_with_bias)
     with pytest.raises(ValueError, match="sizes"):
-        text_study.kernel_timings([len], ["x", "y"], [3])
+        coursework.kernel_timings([len], ["x", "y"], [3])
     with pytest.raises(TypeError, match="kernels"):
-        text_study.kernel_timings("len", ["x"], [1])
+        coursework.kernel_timings("len", ["x"], [1])

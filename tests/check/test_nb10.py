@@ -82,7 +82,7 @@ from scipy.special import logsumexp  # noqa: E402
 from scipy.stats import multivariate_normal  # noqa: E402
 
 from kgslab.check import core  # noqa: E402
-from kgslab.check import nb10_kfd  # noqa: E402
+from kgslab.papers import kfd2001  # noqa: E402
 
 
 def independent_em(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
@@ -158,7 +158,7 @@ def wrong_ems():
 
 def test_exercise_4_catches_wrong_em_loops(capsys):
     for wrong in wrong_ems():
-        assert check.nb10_exercise_4(wrong).__wrapped__ is nb10_kfd._em_reference, wrong.__name__
+        assert check.nb10_exercise_4(wrong).__wrapped__ is kfd.label_noise_em_fields, wrong.__name__
         out = capsys.readouterr().out
         assert "✘" in out and "✔" not in out, (wrong.__name__, out)
     check.nb10_exercise_4(wrong_ems()[4])
@@ -171,7 +171,7 @@ def test_exercise_4_ends_an_endless_loop(capsys, monkeypatch):
     def endless(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
         while True:
             pass
-    assert check.nb10_exercise_4(endless).__wrapped__ is nb10_kfd._em_reference
+    assert check.nb10_exercise_4(endless).__wrapped__ is kfd.label_noise_em_fields
     assert "time limit" in capsys.readouterr().out
 
 
