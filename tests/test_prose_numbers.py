@@ -44,6 +44,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("08", "-0.8"): "the colour scale of the paper's Figure 1 (seed 001)",
     ("08", "-0.2"): "the colour scale of the paper's Figure 1 (seed 001)",
     ("09", "16.4"): "the paper's heart error at maximal rejection (seed 002, Figure 2)",
+    ("09", "0.99"): "the paper's confidence 1 - eta of the Hoeffding bound (seed 002: epsilon = 0.05 with probability 0.99)",
     ("10", "2.6"): "the ratio 0.18 / 0.07 of a printed difference and its standard error",
 }
 ALLOWED_POWERS: dict[tuple[str, str], str] = {}
