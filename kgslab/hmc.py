@@ -83,8 +83,8 @@ def _fly(start, kicks, walls, impulses, reflect, test_impulses, to_test, duratio
         a_i = f_i'c0,  b_i = f_i'v0,          u_j = t_j'c0,  s_j = t_j'v0        (t_j: column j of to_test)
 
     A flight of time dt rotates every (a_i, b_i):  a <- a cos dt + b sin dt,  b <- b cos dt - a sin dt.  The
-    next wall is the one with the smallest b_i / a_i (its hit time atan2(a_i, -b_i) grows with b_i / a_i);
-    the wall just left is skipped.  A reflection at wall w and time s is the impulse v <- v - b_w g_w
+    next wall is the one with the smallest b_i / a_i (its hit time, the flight time of the BT paper's step 2,
+    grows with b_i / a_i); the wall just left is skipped.  A reflection at wall w and time s is the impulse v <- v - b_w g_w
     (g_w = 2 f_w / f_w'f_w): every slope loses b_w g_w'f_j = b_w reflect[w, j], and the wall's running sums
     gain P_w += b_w cos s, Q_w += b_w sin s, so that at any time t of the iteration
 
@@ -171,7 +171,7 @@ def _fly(start, kicks, walls, impulses, reflect, test_impulses, to_test, duratio
                     slopes[i] = b * cos_step - a * sin_step
                 clock = duration
                 break
-            # cos and sin of the flight time atan2(a, -b) without trigonometry: (-b, a) / sqrt(a^2 + b^2)
+            # cos and sin of the flight time without trigonometry: the unit vector along (-b, a)
             radius = math.sqrt(a * a + b * b)
             cos_step, sin_step = -b / radius, a / radius
             clock += step
