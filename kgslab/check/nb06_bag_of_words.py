@@ -200,7 +200,9 @@ class _SleepingKernel:
         return np.eye(len(docs))
 
 
-_EXTRA = 0.05
+# The stand-ins' extra sleep on a slow call: wide enough that a correct answer woken up to _DELAY (50 ms) late on a
+# busy machine is still told from every wrong one (each run of the check sleeps it about 20 times, 2 s in all).
+_EXTRA = 0.1
 
 
 def _timing_cases():
@@ -208,8 +210,8 @@ def _timing_cases():
     sizes = [5, 10, 30]
     slow, fast = _SleepingKernel("slow", 0.001, _EXTRA, sizes), _SleepingKernel("fast", 0.00025, _EXTRA, sizes)
     return [
-        Case("two stand-in kernels that sleep 1 ms and 0.25 ms per document (50 ms more on every call for each n "
-             "but the second), sizes [5, 10, 30], repeat = 3", ([slow, fast], docs, sizes, 3)),
+        Case(f"two stand-in kernels that sleep 1 ms and 0.25 ms per document ({_EXTRA * 1000:.0f} ms more on every "
+             "call for each n but the second), sizes [5, 10, 30], repeat = 3", ([slow, fast], docs, sizes, 3)),
         Case("one stand-in kernel, sizes [20], repeat = 1 (the first call is the only one)",
              ([_SleepingKernel("single", 0.001, _EXTRA, [20])], docs, [20], 1)),
     ]
@@ -226,7 +228,7 @@ def _timing_hidden(rng):
 
 # How far above its designed time a correct entry may land: the machine's delay in waking the one fast call.
 # Every wrong way of timing lands at least (repeat - 1) / repeat x _EXTRA above it, whatever the load (a slow call
-# sleeps at least its designed time): 33 ms for the mean of 3 runs (the closest), 50 ms for the first or the last.
+# sleeps at least its designed time): 67 ms for the mean of 3 runs (the closest), 100 ms for the first or the last.
 _DELAY = _EXTRA / 2
 # A clock's rounding: time.sleep never returns early, so a correct entry is never shorter than its design.
 _CLOCK = 0.001
@@ -240,13 +242,13 @@ def _designed_best(case) -> np.ndarray:
 
 
 def _compare_timings(expected, got, case):
-    """Each entry between the stand-in's designed best time and _DELAY (25 ms) above it; the usual slips named.
+    """Each entry between the stand-in's designed best time and _DELAY (50 ms) above it; the usual slips named.
 
     The anchor is the design, not the reference's own measurement (`expected`, used for the type and shape): a
     second measurement on a busy machine is off by the machine's delays too, and a delayed fast call in it let a
     correct answer fail (and could let the mean of the runs pass). Against the design, a wrong way of timing is
-    at least 33 ms too long however busy the machine is, and a correct one fails only if its own fast call was
-    woken more than 25 ms late.
+    at least 67 ms too long however busy the machine is, and a correct one fails only if its own fast call was
+    woken more than 50 ms late.
     """
     if isinstance(got, np.ndarray) and got.shape != expected.shape:
         swapped = " (rows and columns swapped?)" if got.shape == expected.shape[::-1] else ""
