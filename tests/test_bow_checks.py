@@ -184,16 +184,15 @@ def test_timing_reference_measures_the_calls():
     assert seconds.shape == (1, 2) and np.all(seconds >= [0.01, 0.02]) and np.all(seconds < np.array([0.01, 0.02]) + 0.05)
 
 
-def delayed_by_the_machine(kernels, docs, sizes, repeat=3):
-    """A correct function on a busy machine: every measurement 12 ms late (a fast call woken late; the old check,
-    12 ms + 25% around a second measurement, failed it at the small sizes)."""
-    return kernel_timings(kernels, docs, sizes, repeat) + 0.012
+def test_a_correct_timing_woken_late_on_a_busy_machine_passes():
+    # the entries of a correct function whose fast calls were woken up to 45 ms late (the old check, 12 ms + 25%
+    # around a second measurement, failed 13 ms at the small sizes); no clock read here, so no load can change it
+    from kgslab.check.nb06_bag_of_words import _compare_timings, _designed_best
 
-
-def test_a_correct_timing_on_a_busy_machine_passes(capsys):
-    # the verdict is anchored to the stand-ins' designed times, not to a second (equally delayed) measurement
-    assert check.nb06_exercise_7_timing(delayed_by_the_machine) is delayed_by_the_machine
-    assert "✔" in capsys.readouterr().out
+    for case in check.nb06_exercise_7_timing.cases():
+        designed = _designed_best(case)
+        assert _compare_timings(designed, designed + 0.013, case=case) is None
+        assert _compare_timings(designed, designed + 0.045, case=case) is None
 
 
 def test_a_late_reference_measurement_neither_fails_the_best_nor_passes_the_mean():
