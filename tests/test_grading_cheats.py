@@ -175,15 +175,22 @@ def test_every_cheat_scores_zero_on_what_it_touches(stem, tmp_path):
     wanted = _submissions(source, released)
     found = {key: points for _, _, _, key, points in _exercise_cells(source)}
     assert sum(found.values()) == max_auto, f"exercises found {sorted(found)}: every autograded point must be covered"
+    # Every cheat but the endless loop in one `nbgrader autograde` (as an instructor grades a class: one process,
+    # each submission in its own kernel); the loop on its own, timed: its grading must end within five minutes.
+    alone = "bare_except_loop"
     for student, (notebook, _) in wanted.items():
-        _submit(course, student, stem, notebook)
+        if student != alone:
+            _submit(course, student, stem, notebook)
     timings = {}
-    for student in wanted:
-        started = time.perf_counter()
-        _nbgrader(course, "autograde", stem, "--create", "--force", "--student", student)
-        timings[student] = time.perf_counter() - started
+    started = time.perf_counter()
+    _nbgrader(course, "autograde", stem, "--create", "--force")
+    timings[f"the other {len(wanted) - 1}"] = time.perf_counter() - started
+    _submit(course, alone, stem, wanted[alone][0])
+    started = time.perf_counter()
+    _nbgrader(course, "autograde", stem, "--create", "--force", "--student", alone)
+    timings[alone] = time.perf_counter() - started
     print(f"\n{stem}: seconds per autograde: " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items()))
-    assert timings["bare_except_loop"] < 300, timings
+    assert timings[alone] < 300, timings
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for student, (_, loses) in wanted.items():
