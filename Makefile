@@ -30,9 +30,8 @@ lab: $(STAMP)
 
 test: $(STAMP) test-cores browser
 
-# The part of `make test` that keeps two cores busy by itself (pytest -n 2). CI (.ci/run) runs `make test` in one
-# lane and the wheel test, then the oldest versions' unit tests, in another: they fill what this leaves idle.
-# Every pytest run here starts its longest tests first (conftest.py at the top), so no xdist worker ends alone.
+# The part of `make test` that keeps two cores busy by itself (pytest -n 2). CI (.ci/run) runs it while the
+# browser tests, the wheel test and the oldest versions' unit tests share the cores (they mostly wait on one process).
 test-cores: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks claims
 
 unit: $(STAMP)
