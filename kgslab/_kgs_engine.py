@@ -32,7 +32,8 @@ from scipy.linalg.blas import drot
 
 from ._blas import blas_threads
 from ._validation import check_work_budget
-from .versionspace import crossing_half_angles, pick_by_weight, random_tangents, start_in_version_space
+from .crossings import crossing_half_angles
+from .versionspace import pick_by_weight, random_tangents, start_in_version_space
 
 #: steps between two renormalisations of a chain's point: the rotation keeps |c| = 1 up to ~1e-16 a step.
 RENORMALISE = 32

@@ -21,7 +21,7 @@ import numpy as np
 
 from ._validation import as_correct_flags, as_float_array, as_gram, as_pm1_labels, as_positive_int, as_scalar, as_vector
 from .diagnostics import hoeffding_epsilon  # noqa: F401  (moved: notebook 09 imports it from there)
-from .versionspace import crossing_angle
+from .crossings import crossing_angle
 
 __all__ = ["flight_times", "billiard_bounce", "hoeffding_bounces", "hoeffding_epsilon", "error_rejection_curve"]
 

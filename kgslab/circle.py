@@ -28,7 +28,8 @@ from ._validation import (as_cross_kernel, as_flip_rate, as_float_array, as_gene
                           as_unit_vector, as_vector)
 # Step 7's draw lives with the version-space tools that notebook 08 imports (with step 2's random_tangent),
 # so that the notebook need not import this module of exercise references.
-from .versionspace import TWO_PI, crossing_angle, sample_angle  # noqa: F401
+from .crossings import crossing_angle
+from .versionspace import TWO_PI, sample_angle  # noqa: F401
 
 __all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle",
            "vote_draws"]

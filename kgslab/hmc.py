@@ -25,7 +25,7 @@ are solved in closed form:
 
 Wall i (f_i = y_i Phi_i, the training point's row) is the plane f_i'c = 0.  Along the orbit its margin is
 a_i cos t + b_i sin t with a_i = f_i'c0 = y_i <w, phi(x_i)> >= 0 and b_i = f_i'v0; the first time it reaches
-zero is t_i in [0, pi] (the billiard's step 2, `kgslab.versionspace.crossing_angle`).  At
+zero is t_i in [0, pi] (the billiard's step 2, `kgslab.crossings.crossing_angle`).  At
 the first wall the velocity is reflected, v' = v - 2 (f_i'v / f_i'f_i) f_i (elastic, energy kept), and the
 flight goes on.  One iteration: draw v0 ~ N(0, I), fly for a total time of pi / 2, keep where it stops.
 Without walls c(pi/2) = v0 would be an independent draw; the walls only fold the orbit back into C.  The

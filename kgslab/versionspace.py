@@ -20,10 +20,8 @@ coordinate vector c (w = Phi' c, ||w|| = ||c||); inner products are plain dot pr
 Great circles (KGS steps 3-4, BT step 2)
 ----------------------------------------
 With v a unit tangent at w (<w, v> = 0), the great circle w(t) = cos t w + sin t v gives point i the margin
-a_i cos t + b_i sin t (a_i = y_i <w, phi_i>, b_i = y_i <v, phi_i>).  `crossing_angle` gives the angle t_i in
-[0, 2 pi) where it turns from positive to negative: the KGS's crossing where point i becomes an error (KGS
-section 3, steps 3-4) and, for a_i >= 0, the billiard's flight time to wall i (BT section 3.2, step 2), in
-[0, pi].  It turns positive again half a circle later.
+a_i cos t + b_i sin t (a_i = y_i <w, phi_i>, b_i = y_i <v, phi_i>).  Where these margins change sign is the
+samplers' inner loop (KGS section 3, steps 3-4; BT section 3.2, step 2), in `kgslab.crossings`.
 
 A start inside version space (KGS step 1, BT section 3.2) is the maximum-margin hyperplane through the
 origin, the solution of the least-distance programme min ||c|| s.t. y_i (Phi c)_i >= 1; the same solver gives
@@ -43,7 +41,7 @@ from ._blas import blas_threads
 from ._validation import (as_flip_rate, as_generator, as_gram, as_matrix, as_pm1_labels, as_scalar, as_vector,
                           require_psd)
 
-# crossing_angle, crossing_half_angles, crossing_angle_scalar, random_tangent and random_tangents are the samplers' inner-loop
+# random_tangent and random_tangents are the samplers' inner-loop
 # primitives (one call per Gibbs step or billiard flight, where a check of the arguments would cost more than the
 # arithmetic): they are used by kgs and billiard on arguments those modules have validated, and are not public;
 # so is start_alpha, `version_space_start` on a span the billiard has computed already.
@@ -129,30 +127,6 @@ def random_tangents(coords, rng) -> np.ndarray:
     return direction
 
 
-def crossing_angle(margins, slopes):
-    """The angle t in [0, 2 pi) where a_i cos t + b_i sin t turns from positive to negative, for every i.
-
-    margins a_i = y_i <w, phi_i>, slopes b_i = y_i <v, phi_i> (v a unit tangent at w): the crossing of KGS
-    section 3, steps 3-4, where point i becomes an error.  The other zero, where the margin turns positive
-    again, is half a circle later.  For a_i >= 0 the angle is in [0, pi]: the billiard's flight time to wall i
-    (BT section 3.2, step 2).
-    """
-    angle = np.arctan2(margins, -np.asarray(slopes))
-    return angle + TWO_PI * (angle < 0)     # from (-pi, pi] to [0, 2 pi); cheaper than np.mod
-
-
-def crossing_half_angles(margins, minus_slopes):
-    """Where a_i cos t + b_i sin t crosses zero, folded into (-pi/2, pi/2) (one of its two zeros), a new array.
-
-    minus_slopes = -b_i.  The other zero is half a circle later; which of the two is the turn to negative
-    depends on the sign of b_i.  The KGS sorts these m numbers instead of all 2m crossings
-    (`kgslab._kgs_engine.sweep_half_circle`).  b_i = 0 gives +-pi/2 (numpy warns of the division unless told not to).
-    """
-    half = np.divide(margins, minus_slopes)
-    np.arctan(half, out=half)
-    return half
-
-
 def pick_by_weight(cumulative, uniform) -> int:
     """Index j with probability weights[j] / sum(weights), from cumulative = weights.cumsum() and a uniform
     on [0, 1): a binary search for the first cumulative sum above uniform x total (step 7 of the KGS)."""
@@ -161,11 +135,6 @@ def pick_by_weight(cumulative, uniform) -> int:
         raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
     j = int(cumulative.searchsorted(uniform * total, "right"))
     return j if j < len(cumulative) else j - 1        # uniform x total rounded up to the total
-
-
-def crossing_angle_scalar(margin: float, slope: float) -> float:
-    """`crossing_angle` for two plain floats (the billiard's inner loop, where numpy's call costs most)."""
-    return math.atan2(margin, -slope) % TWO_PI
 
 
 def max_margin(features, y):

@@ -791,3 +791,44 @@ def test_a_module_docstring_that_answers_is_found(monkeypatch):
         assert fact_leaks(answer_facts("08", _read(path)), module_docstrings(modules))
     finally:
         _docstrings_of.cache_clear()
+
+
+def _functions_the_copy_asks_for(student) -> set[str]:
+    """The names of the functions a student copy defines (the exercises' stubs and helpers), with their plural or
+    singular: `crossing_angles` is found as `crossing_angle` too."""
+    names = set()
+    for cell in student.cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        names |= {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    return names | {name[:-1] for name in names if name.endswith("s")} | {name + "s" for name in names}
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=_stem)
+def test_no_module_a_copy_imports_holds_a_function_by_an_exercise_name(path):
+    """A module the copy imports must not hold one of the copy's functions under its name (or its plural): 08's
+    `crossing_angles` was `versionspace.crossing_angle` until the crossings moved to a module no copy imports."""
+    student = release_notebook(_read(path))
+    asked = _functions_the_copy_asks_for(student)
+    found = []
+    for name in sorted(imported_modules(student.cells)):
+        if not name.startswith("kgslab") or name.startswith("kgslab.check"):
+            continue
+        module = importlib.import_module(name)
+        found += [f"{name}.{attribute}" for attribute in dir(module)
+                  if attribute in asked and callable(getattr(module, attribute))]
+    assert not found, f"{path.name}: imported modules hold functions under the exercises' names: {found}"
+
+
+def test_a_crossing_function_put_back_into_versionspace_is_found(monkeypatch):
+    """The put-back: versionspace (imported by 08) holding `crossing_angle` again is found."""
+    from kgslab import crossings, versionspace
+    monkeypatch.setattr(versionspace, "crossing_angle", crossings.crossing_angle, raising=False)
+    path = next(p for p in SOLUTIONS if _stem(p) == "08")
+    with pytest.raises(AssertionError, match="kgslab.versionspace.crossing_angle"):
+        test_no_module_a_copy_imports_holds_a_function_by_an_exercise_name(path)

@@ -126,7 +126,7 @@ def _compare_votes(expected, got):
 nb08_exercise_1 = Exercise(
     "nb08_exercise_1", "Crossing angles (steps 3-4)",
     circle.crossing_angles, _angle_cases, points=3,
-    closed=("kgslab.versionspace.crossing_angle", "kgslab.versionspace.crossing_half_angles"),
+    closed=("kgslab.crossings.crossing_angle", "kgslab.crossings.crossing_half_angles"),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="write the margin a_i cos(theta) + b_i sin(theta) of each point as one cosine with a "
          "phase: where is it positive, and where does it change sign? Check the order (the m 'becomes an error' "

@@ -59,7 +59,7 @@ def _flight_times_diagnosis(expected, got):
 nb09_exercise_1 = Exercise(
     "nb09_exercise_1", "Exercise 9.1 (flight times on the sphere)",
     billiard_reference.flight_times, _nb09_exercise_1_cases, points=2, compare=_flight_times_diagnosis,
-    closed=("kgslab.versionspace.crossing_angle", "kgslab.versionspace.crossing_angle_scalar"),
+    closed=("kgslab.crossings.crossing_angle", "kgslab.crossings.crossing_angle_scalar"),
     hint="solve a cos t + b sin t = 0 for the FIRST t in [0, pi]; tan t alone cannot tell a wall ahead "
          "(b < 0) from one behind (b > 0): the quadrant matters.",
     code_hint="np.arctan2 takes the sine-like and the cosine-like part separately and returns an angle in "

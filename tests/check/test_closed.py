@@ -104,17 +104,17 @@ def test_the_guard_hides_the_original():
 
 
 def test_the_kits_crossing_angle_earns_nothing_for_the_crossing_exercises():
-    """08 Exercise 1 and 09 Exercise 9.1 are versionspace.crossing_angle with a line round it (issue 28's read: the
-    copies import versionspace, billiard holds the function too); calling it is closed, under every name."""
-    from kgslab import billiard, versionspace
+    """08 Exercise 1 and 09 Exercise 9.1 are crossings.crossing_angle with a line round it (issue 28's read: it lived
+    in versionspace, which both copies import); calling it is closed, under every name it can be reached by."""
+    from kgslab import billiard, circle
 
     def flight_times(margins, slopes):
-        return billiard.crossing_angle(np.maximum(margins, 0.0), slopes)
+        return billiard.crossings.crossing_angle(np.maximum(margins, 0.0), slopes)
 
     def crossing_angles(w_outputs, v_outputs, y):
-        first = versionspace.crossing_angle(y * w_outputs, y * v_outputs)
+        first = circle.crossing_angle(y * w_outputs, y * v_outputs)
         return np.concatenate([first, np.mod(first + np.pi, 2 * np.pi)])
 
     for exercise, student in [(check.nb09_exercise_1, flight_times), (check.nb08_exercise_1, crossing_angles)]:
         _, printed, record = _run(exercise, student)
-        assert not record.passed and "`kgslab.versionspace.crossing_angle`" in printed, printed
+        assert not record.passed and "`kgslab.crossings.crossing_angle`" in printed, printed
