@@ -12,8 +12,9 @@ autograded test cell ``check.nbNN_exercise_X.grade()``:
    in the gradebook (``f = check.nbNN_exercise_X(f)``), not from the
    submission;
 2. takes the submission's definitions (`kgslab.check.submission`) and runs the
-   function in a fresh child process with a scrubbed environment in a
-   temporary directory (`kgslab.check.sandbox`), on the public cases and on
+   function in a child process of its own with a scrubbed environment in a
+   temporary directory (`kgslab.check.sandbox`: a fork of a clean process that
+   imported the kit once for this submission), on the public cases and on
    cases drawn from the course's secret (`kgslab.check.hidden`), with the
    exercise's references closed and a hard time limit;
 3. computes the expected values here and compares, with the check's own
@@ -109,7 +110,7 @@ class GradeOutsideKernel(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         from kgslab import check
-        from kgslab.check import submission
+        from kgslab.check import sandbox, submission
 
         info = resources["nbgrader"]
         with Gradebook(info["db_url"]) as gradebook:
@@ -118,6 +119,13 @@ class GradeOutsideKernel(NbGraderPreprocessor):
         functions = submission.exercise_functions(sources)
         known = check.exercises()
         verdicts = resources.setdefault("kgslab", {}).setdefault("verdicts", {})
+        with sandbox.session():                   # one fork server for this submission: the kit imported once
+            self._grade_cells(nb, functions, known, verdicts, info)
+        return nb, resources
+
+    def _grade_cells(self, nb, functions, known, verdicts, info):
+        from kgslab.check import submission
+
         for index, cell in enumerate(nb.cells):
             key = _exercise_key(cell, known)
             if key is None:
@@ -137,7 +145,6 @@ class GradeOutsideKernel(NbGraderPreprocessor):
                 "error", ename="AssertionError", evalue=verdict.splitlines()[0],
                 traceback=[f"Graded outside your notebook's kernel: {verdict}"])]
             self.log.info("kgslab: %s %s", key, "passed" if passed else "not passed")
-        return nb, resources
 
     def _verdict(self, exercise, functions, key, earlier_sources, student):
         """(passed, the verdict's text) of the submission's function for `key`: public cases, then hidden ones."""

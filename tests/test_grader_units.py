@@ -66,6 +66,53 @@ def test_the_child_is_stopped_at_the_limit_even_under_a_bare_except():
     assert answers == [{"kind": "timeout"}]
 
 
+# ---- one fork server per submission: each request still gets a clean child ---------------------------------------
+
+def _running(pid):
+    """Whether process `pid` still exists (a zombie, whose parent has not collected it yet, counts)."""
+    return os.path.exists(f"/proc/{pid}")
+
+
+def test_what_one_child_patches_never_reaches_the_next_one():
+    patcher = ("import numpy, kgslab.regression\nfrom kgslab import check\ndef ridge_primal(X, y, gamma):\n"
+               "    numpy.linalg.solve = lambda *a, **k: 0\n    kgslab.regression.ridge = lambda *a, **k: 0\n"
+               "    check.exercises().clear()\n    return numpy.zeros(X.shape[1])")
+    alone = sandbox.run_sandboxed(_request(SOLVED), 20)
+    with sandbox.session():
+        patched = sandbox.run_sandboxed(_request(patcher), 20)
+        after = sandbox.run_sandboxed(_request(SOLVED), 20)
+        wrapper = sandbox.run_sandboxed(_request("from kgslab import regression\n"
+                                                 "def ridge_primal(X, y, gamma):\n"
+                                                 "    return regression.ridge(X, y, gamma)"), 20)
+    assert [o["kind"] for o in patched] == ["returned"] * 3
+    assert after == alone                                   # the same values as a child of its own server
+    assert wrapper[-1]["kind"] == "closed"                  # the guards were not cleared for the next child
+
+
+def test_a_child_that_kills_its_server_costs_only_its_own_request():
+    killer = ("import os, signal\ndef ridge_primal(X, y, gamma):\n"
+              "    os.kill(os.getppid(), signal.SIGKILL)\n    return X[0]")
+    with sandbox.session():
+        sandbox.run_sandboxed(_request(killer), 20)
+        after = sandbox.run_sandboxed(_request(SOLVED), 20)
+    assert [o["kind"] for o in after] == ["returned"] * 3
+
+
+def test_children_of_one_server_draw_fresh_seeds_and_leave_nothing_behind():
+    drawer = ("import numpy as np, os, random\ndef ridge_primal(X, y, gamma):\n"
+              "    return [np.random.rand(), random.random(), os.getpid(), os.getcwd()]")
+    with sandbox.session():
+        draws = [plain.loads(sandbox.run_sandboxed(_request(drawer, cases=[{"public": 0}]), 20)[0]["value"])
+                 for _ in range(3)]
+        looping = sandbox.run_sandboxed(_request("def ridge_primal(X, y, gamma):\n    while True:\n        pass"), 1)
+        assert looping == [{"kind": "timeout"}]
+        server, server_home = sandbox._servers[-1].process.pid, sandbox._servers[-1].home
+    assert len({draw[0] for draw in draws}) == 3 and len({draw[1] for draw in draws}) == 3
+    folders = [server_home] + [draw[3] for draw in draws]
+    assert len(set(folders)) == 4 and not any(os.path.exists(folder) for folder in folders)   # each its own, gone
+    assert not any(_running(pid) for pid in [server] + [draw[2] for draw in draws])   # none left running
+
+
 def test_hidden_cases_differ_by_student_and_never_equal_the_public_ones():
     exercise = check.nb01_exercise_1_primal
     public = exercise.cases()
@@ -130,9 +177,10 @@ def test_every_solution_passes_outside_the_kernel(stem):
     functions = submission.exercise_functions(sources)
     grader = GradeOutsideKernel(secret="a course secret")
     assert functions
-    for key in functions:
-        passed, verdict = grader._verdict(check.exercises()[key], functions, key, sources, "alice")
-        assert passed, verdict
+    with sandbox.session():                      # as the grader grades a submission: one fork server
+        for key in functions:
+            passed, verdict = grader._verdict(check.exercises()[key], functions, key, sources, "alice")
+            assert passed, verdict
 
 
 def test_constants_made_from_modules_are_kept_and_work_is_not():

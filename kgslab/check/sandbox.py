@@ -21,6 +21,19 @@ case is rebuilt here by its index (it is public anyway); a hidden case
 crosses as plain data, so the secret it was drawn from never reaches this
 process (only the seed derived from it for this student and exercise, under
 which hidden cases run: `kgslab.check.hidden`).
+
+One import, a fork per exercise.  Starting Python and importing numpy, scipy,
+scikit-learn and the kit costs about 1.4 CPU-s, more than most exercises'
+cases.  So the parent starts one *fork server* per `session()` (the grader
+opens one per submission): a fresh ``python -I -m kgslab.check.sandbox
+--serve`` with the scrubbed environment, which imports the kit once, before
+any student code exists, and then only forks.  Each request gets its own fork
+of that clean process (copy-on-write: nothing one child does reaches the
+server or a later child), which starts its own session, takes the limits,
+moves into its own empty temporary folder, draws fresh random seeds (a fresh
+interpreter would) and then runs exactly what the fresh child ran.  The server
+never runs student code; a child that kills it only makes the parent start
+another.  Outside a session, `run_sandboxed` opens one for its single request.
 """
 
 from __future__ import annotations
@@ -28,19 +41,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import resource
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 
 from .forked import read_answers
 
-__all__ = ["run_sandboxed"]
+__all__ = ["run_sandboxed", "session"]
 
 STARTUP_LIMIT = 60.0
-"""Seconds the child may take to import the kit and define the student's program before its cases start."""
+"""Seconds the fork server may take to import the kit, and a child to define the student's program."""
 
 MEMORY_LIMIT = 3 * 2 ** 30
 """Bytes of address space the child may use (numpy and the kit need about 1 GB of it)."""
@@ -63,9 +78,10 @@ def _request_cases(exercise, specs):
 
 
 def _child_main() -> None:
+    """One request, read from stdin; one line of plain data per case on stdout (the fork server's child)."""
     request = json.loads(sys.stdin.read())
     out = sys.__stdout__
-    from kgslab import check                      # installs every exercise's guards before any student code
+    from kgslab import check                      # imported by the server, before any student code: the guards are on
     from kgslab.check import core, hidden
 
     exercise = check.exercises()[request["key"]]
@@ -122,31 +138,203 @@ def _environment(home: str) -> dict:
             "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "MPLCONFIGDIR": home}
 
 
+# ---------------------------------------------------------------------------
+# The messages between the parent and the server: one JSON object a line on a Unix socket; a fork order carries
+# the child's two pipe ends (its stdin and stdout) as passed file descriptors.
+# ---------------------------------------------------------------------------
+def _send(channel: socket.socket, message: dict, fds=()) -> None:
+    data = (json.dumps(message) + "\n").encode("utf-8")
+    if fds:
+        socket.send_fds(channel, [data], list(fds))
+    else:
+        channel.sendall(data)
+
+
+def _receive(channel: socket.socket, *, with_fds: bool = False):
+    """One message (and the descriptors that came with it); None when the other side has gone."""
+    data, fds = b"", []
+    while not data.endswith(b"\n"):
+        if with_fds:
+            chunk, more, _, _ = socket.recv_fds(channel, 1 << 16, 2)
+            fds += more
+        else:
+            chunk = channel.recv(1 << 16)
+        if not chunk:
+            for fd in fds:
+                os.close(fd)
+            return (None, []) if with_fds else None
+        data += chunk
+    message = json.loads(data)
+    return (message, fds) if with_fds else message
+
+
+def _serve(fd: int) -> None:
+    """The fork server: import the kit once, then fork one child per order until the parent closes the channel."""
+    channel = socket.socket(fileno=fd)
+    from kgslab import check                      # numpy, scipy, scikit-learn, the kit, every exercise's guards
+
+    check.exercises()
+    _send(channel, {"kind": "serving"})
+    while True:
+        order, fds = _receive(channel, with_fds=True)
+        if order is None:
+            os._exit(0)
+        if order["kind"] == "reap":             # the parent killed the child's group: collect it
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(order["pid"], 0)
+            _send(channel, {"kind": "reaped"})
+            continue
+        pid = os.fork()
+        if pid == 0:
+            channel.close()
+            _forked_child(order["home"], *fds)
+        for descriptor in fds:
+            os.close(descriptor)
+        _send(channel, {"kind": "forked", "pid": pid})
+
+
+def _forked_child(home: str, request_fd: int, answers_fd: int) -> None:
+    """In a fork of the server: become what a fresh child was (own session, limits, folder, seeds), then run."""
+    try:
+        _limits()
+        os.dup2(request_fd, 0)
+        os.dup2(answers_fd, 1)
+        os.close(request_fd)
+        os.close(answers_fd)
+        os.chdir(home)
+        os.environ.update(_environment(home))
+        tempfile.tempdir = None                  # tempfile reads TMPDIR again
+        import numpy as np
+
+        np.random.seed()                         # fresh entropy, as a fresh interpreter's legacy generator has
+        random.seed()
+        _child_main()
+    finally:
+        os._exit(0)
+
+
+class _ForkServer:
+    """The parent's handle on one fork server: started at its first order, a child per request, then stopped."""
+
+    def __init__(self) -> None:
+        self.process = None
+
+    def _start(self) -> None:
+        self.home = tempfile.mkdtemp(prefix="kgslab-grading-")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-m", "kgslab.check.sandbox", "--serve", str(theirs.fileno())], cwd=self.home,
+            env=_environment(self.home), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), preexec_fn=os.setsid, close_fds=True)
+        theirs.close()
+        self.channel = ours
+        self.channel.settimeout(STARTUP_LIMIT)
+        try:
+            started = _receive(self.channel)
+        except (OSError, ValueError):
+            started = None
+        if started != {"kind": "serving"}:
+            self.close()
+            raise RuntimeError("kgslab's grading child could not import the kit: try "
+                               f"`{sys.executable} -I -c 'import kgslab.check'` in this environment")
+
+    def _order(self, message: dict, fds=()):
+        """The server's reply to one message; None when it has gone."""
+        try:
+            _send(self.channel, message, fds)
+            return _receive(self.channel)
+        except (OSError, ValueError):
+            return None
+
+    def fork(self, home: str, request_fd: int, answers_fd: int) -> int:
+        """The pid of a new child reading `request_fd` and writing `answers_fd` (a new server if a child killed it)."""
+        if self.process is None:
+            self._start()
+        reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
+        if reply is None:
+            self.close()
+            self._start()
+            reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
+        if reply is None:
+            raise RuntimeError("kgslab's grading fork server stopped answering")
+        return reply["pid"]
+
+    def reap(self, pid: int) -> None:
+        if self.process is not None:
+            self._order({"kind": "reap", "pid": pid})
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        self.channel.close()                     # the server reads the end of its channel and leaves
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.process = None
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+_servers: list[_ForkServer] = []
+
+
+@contextlib.contextmanager
+def session():
+    """One fork server for the requests made inside: the kit is imported once, each request still gets a clean child.
+
+    The grader opens one per submission, so nothing of one student's run can touch another's.
+    """
+    server = _ForkServer()
+    _servers.append(server)
+    try:
+        yield
+    finally:
+        _servers.remove(server)
+        server.close()
+
+
+def _kill(pid: int) -> None:
+    """The child's whole group, and the child itself in case it was killed before its setsid()."""
+    for kill, target in ((os.killpg, pid), (os.kill, pid)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(target, signal.SIGKILL)
+
+
 def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
     """Run a request in a fresh child; the outcomes, up to the first that did not return.
 
     The last outcome is ``{"kind": "timeout"}`` when the cases took longer than
     `time_limit` seconds in all (the child is killed), ``{"kind": "crashed"}``
-    when the child ended without answering.
+    when the child ended without answering.  The child is a fork of the current
+    `session()`'s server (outside a session: of a server started for this request).
     """
+    if not _servers:
+        with session():
+            return run_sandboxed(request, time_limit)
     home = tempfile.mkdtemp(prefix="kgslab-grading-")
-    child = subprocess.Popen([sys.executable, "-I", "-m", "kgslab.check.sandbox"], cwd=home, env=_environment(home),
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             preexec_fn=_limits, close_fds=True)
+    request_read, request_write = os.pipe()
+    answers_read, answers_write = os.pipe()
     try:
-        child.stdin.write(json.dumps(request).encode("utf-8"))
-        child.stdin.close()
-        answers = read_answers(child.stdout.fileno(), len(request["cases"]), STARTUP_LIMIT, then=time_limit)
+        pid = _servers[-1].fork(home, request_read, answers_write)
     finally:
-        try:
-            os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        child.wait()
-        child.stdout.close()
+        os.close(request_read)
+        os.close(answers_write)
+    try:
+        with contextlib.suppress(BrokenPipeError), os.fdopen(request_write, "wb") as pipe:
+            pipe.write(json.dumps(request).encode("utf-8"))
+        answers = read_answers(answers_read, len(request["cases"]), STARTUP_LIMIT, then=time_limit)
+    finally:
+        _kill(pid)
+        _servers[-1].reap(pid)
+        os.close(answers_read)
         shutil.rmtree(home, ignore_errors=True)
     return answers
 
 
 if __name__ == "__main__":
-    _child_main()
+    if sys.argv[1:2] == ["--serve"]:
+        _serve(int(sys.argv[2]))
+    else:
+        _child_main()
