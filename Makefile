@@ -30,8 +30,7 @@ lab: $(STAMP)
 
 test: $(STAMP) test-cores browser
 
-# The part of `make test` that keeps two cores busy by itself (pytest -n 2). CI (.ci/run) runs it while the
-# browser tests, the wheel test and the oldest versions' unit tests share the cores (they mostly wait on one process).
+# The part of `make test` that runs pytest on two workers (one per core); then the browser tests, one JupyterLab.
 test-cores: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks claims
 
 unit: $(STAMP)
