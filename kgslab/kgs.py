@@ -252,7 +252,7 @@ def vote(alphas, K_test):
     """
     alphas = as_matrix(alphas, "alphas")
     K_test = as_cross_kernel(K_test, alphas.shape[1])
-    return np.mean(K_test @ alphas.T > 0, axis=1)
+    return circle.vote_draws(alphas[None], K_test)[0].mean(axis=0)    # one chain's draws of eq. 4, averaged
 
 
 # ---------------------------------------------------------------------------

@@ -1509,8 +1509,7 @@ def _raises(*args, **kwargs):
 # exercise references): the same function, fuzzed under both names.
 for _alias, _home in [("kgslab.tokens.words", "kgslab.text.words"), ("kgslab.tokens.kmers", "kgslab.text.kmers"),
                       ("kgslab.tokens.preprocess", "kgslab.text.preprocess"),
-                      ("kgslab.versionspace.sample_angle", "kgslab.circle.sample_angle"),
-                      ("kgslab.diagnostics.hoeffding_epsilon", "kgslab.billiard_reference.hoeffding_epsilon")]:
+                      ("kgslab.versionspace.sample_angle", "kgslab.circle.sample_angle")]:
     REGISTRY[_alias] = REGISTRY[_home]
 
 

@@ -22,6 +22,10 @@ answer).  This test finds an answer given in other words or other places:
 * **docstrings**: the facts of the written answers and the formulas of the model answers are looked for in the
   docstrings of those modules too (the module's and its public objects', what `help()` shows; formulas in their
   plain-text form, as in hints): a module the copy imports must not answer for it.
+* **kit code**: the code of the kit's functions a copy reaches through its imports (the public functions of the
+  modules it imports and the methods of their public classes: what `??` shows) must not hold a piece of an
+  answer's code (the renamed syntax trees above): `diagnostics.hoeffding_epsilon`, Exercise 9.3 solved for epsilon
+  instead of n, shared `np.log(1.0 / eta)` with it.
 
 Each example of issue 28 is put back into a fresh release by `test_the_reader_finds_each_example_put_back`,
 which must find it.  Cost: about 5 s (ten notebooks parsed, no kernel started).
@@ -68,7 +72,10 @@ SPECIFIED_CODE: dict[str, dict[str, str]] = {
            "Figure 2 draws the arcs of the student's own functions (later cells use the student's functions)",
            "arc_errors_by_sweep(crossing_angles(features @ coords, features @ direction, y))": "the same",
            "boundaries, errors = arc_errors_by_sweep(crossing_angles(features @ coords, features @ direction, y))":
-           "the same"},
+           "the same",
+           "K_test @ alphas.T > 0": "has the shape of the exact vote on the quadrature grid after Exercise 4, "
+                                    "`fine_grid @ X_test10.T > 0`: the vote rule the exercise states, in the primal "
+                                    "(no kernel, no chains); on the page only: the kit's functions must not hold it"},
     "09": {"np.cos(arc) * alpha": "the great circle cos t w + sin t v of Figure 1 and of the exercise's statement",
            "np.sin(arc) * beta": "the same",
            "np.cos(arc) * alpha + np.sin(arc) * beta": "the same (Exercise 9.2 states this move, from the paper)",
@@ -76,6 +83,11 @@ SPECIFIED_CODE: dict[str, dict[str, str]] = {
            "data / results / seed_agreement.json": "a result file's path in the prose (it parses as a division), "
                                                    "cited by the sampler comparison: no code"},
 }
+# The key line of an answer as other code writes it (the solution's own lines are read from its regions), looked
+# for like them, in the copy and in the kit's functions it reaches:
+ANSWER_CODE: dict[str, list[str]] = {
+    "08": ["K_test @ alphas.T > 0"],    # Exercise 4's vote, as kgs.vote (08 imports kgs) wrote it until it called
+}                                       # circle's reference
 # Formulas (normalised) and numbers that the task itself states:
 SPECIFIED_FORMULAS: dict[str, dict[str, str]] = {
     "07": {"\\kappa(x,z)+a\\delta(x,z)": "the exam question defines the modified kernel this way"},
@@ -576,6 +588,43 @@ def module_docstrings(modules: set[str]) -> list[str]:
             for text in _docstrings_of(module_name)]
 
 
+def _kit_functions(module_name: str) -> dict[str, object]:
+    """{path: function} of what a student reaches in a module with `??`: its public functions (its own and those
+    it imports) and the methods of its public classes, the kit's only (the check package left out)."""
+    module = importlib.import_module(module_name)
+    found = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or inspect.ismodule(value):
+            continue
+        members = ({f"{name}.{attribute}": getattr(member, "fget", member)
+                    for attribute, member in vars(value).items()} if inspect.isclass(value) else {name: value})
+        for path, function in members.items():
+            function = inspect.unwrap(function) if callable(function) else function
+            home = getattr(function, "__module__", None) or ""
+            if inspect.isfunction(function) and home.startswith("kgslab") and not home.startswith("kgslab.check"):
+                found[f"{module_name}.{path}"] = function
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _function_pieces(function) -> frozenset:
+    try:
+        return _source_pieces(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError):
+        return frozenset()
+
+
+def kit_code_leaks(modules: set[str], code: dict[str, str]) -> list[str]:
+    """"path: piece" for every piece of an answer's code that a function the copy reaches holds."""
+    found = []
+    for module_name in sorted(modules):
+        if module_name == "kgslab.check" or module_name.startswith("kgslab.check."):
+            continue
+        for path, function in sorted(_kit_functions(module_name).items()):
+            found += [f"{path}: {code[shape]}" for shape in sorted(_function_pieces(function) & code.keys())]
+    return found
+
+
 # ---- one notebook ------------------------------------------------------------------------------------------
 
 def _hints(stem: str) -> list[str]:
@@ -588,7 +637,12 @@ _ANSWERS: dict[int, tuple] = {}
 def _answers(stem: str, solution) -> tuple:
     """What the solution answers (code, formulas, facts, numbers, pairs, own references), once per notebook object."""
     if id(solution) not in _ANSWERS:
-        _ANSWERS[id(solution)] = (answer_code(solution), answer_formulas(solution), answer_facts(stem, solution),
+        code = answer_code(solution)
+        for line in ANSWER_CODE.get(stem, []):
+            node = _parse(line).body[0]
+            node = node.value if isinstance(node, ast.Expr) else node
+            code.update({shape: line for shape in (_shape(node), _coarse(node)) if shape})
+        _ANSWERS[id(solution)] = (code, answer_formulas(solution), answer_facts(stem, solution),
                                   answer_numbers(solution), answer_pairs(solution), own_references(stem, solution))
     return _ANSWERS[id(solution)]
 
@@ -613,6 +667,7 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
                                                       code_strings(student.cells))
                     if number not in SPECIFIED_NUMBERS.get(stem, {})],
         "imports": [f"{module}: {', '.join(hits)}" for module, hits in imports.items()],
+        "kit code": kit_code_leaks(modules, code),
     }
 
 
@@ -708,6 +763,9 @@ EXAMPLES = {
                                          r"$t_i = \operatorname{atan2}(a_i, -b_i)$, the billiard's step 2"), "formulas"),
     "09-epsilon-of-n": ("09", _md(r"against the deviation $\epsilon(n) = \sqrt{\ln(1/\eta)/2n}$ that eq. (8) allows "
                                    r"at $\eta = 0.01$."), "formulas"),
+    # Found on the third session's read: the copy of 09 reached Exercise 9.3's answer read the other way through
+    # an imported function's code (also put back into diagnostics by test_hoeffding_epsilon_put_back_...).
+    "09-hoeffding-epsilon-code": ("09", _code("from kgslab.billiard_reference import hoeffding_epsilon"), "kit code"),
     "03-band-not-data": ("03", _md("The shaded band is where $f$ probably is. It is *not* where the data fall."),
                          "facts"),
 }
@@ -832,3 +890,70 @@ def test_a_crossing_function_put_back_into_versionspace_is_found(monkeypatch):
     path = next(p for p in SOLUTIONS if _stem(p) == "08")
     with pytest.raises(AssertionError, match="kgslab.versionspace.crossing_angle"):
         test_no_module_a_copy_imports_holds_a_function_by_an_exercise_name(path)
+
+
+# ---- the kit's code a copy reaches: put back ------------------------------------------------------------------
+
+def _kit_code_of_09(student) -> list[str]:
+    path = next(p for p in SOLUTIONS if _stem(p) == "09")
+    return read_like_a_student("09", _read(path), student, _hints("09"))["kit code"]
+
+
+def test_hoeffding_epsilon_put_back_into_diagnostics_is_found(monkeypatch):
+    """Notebook 09 imported `diagnostics.hoeffding_epsilon`, Exercise 9.3's answer solved for epsilon instead of n
+    (the deviation sqrt(ln(1/eta) / 2n)); it moved to billiard_reference and 09 computes the deviation from the
+    student's own `hoeffding_bounces`. Put back (the function into diagnostics, the import into the copy), the
+    reader finds the code it shares with the answer."""
+    from kgslab import billiard_reference, diagnostics
+    path = next(p for p in SOLUTIONS if _stem(p) == "09")
+    student = release_notebook(_read(path))
+    clean = _kit_code_of_09(student)
+    monkeypatch.setattr(diagnostics, "hoeffding_epsilon", billiard_reference.hoeffding_epsilon, raising=False)
+    student.cells.insert(3, nbformat.v4.new_code_cell("from kgslab.diagnostics import hoeffding_epsilon"))
+    found = _kit_code_of_09(student)
+    assert len(found) > len(clean) and any(leak.startswith("kgslab.diagnostics.hoeffding_epsilon:") for leak in found)
+
+
+def _put_back_function(monkeypatch, tmp_path, module, name: str, source: str):
+    """Put a function of `source` (written to a file, so that `??` and inspect find its code) into `module`."""
+    (tmp_path / f"old_{name}.py").write_text(textwrap.dedent(source))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    function = getattr(importlib.import_module(f"old_{name}"), name)
+    function.__module__ = module.__name__            # as if it were the kit's own again
+    monkeypatch.setattr(module, name, function)
+
+
+def test_an_answer_line_put_back_into_figure2_curves_is_found(monkeypatch, tmp_path):
+    """`bt1999.figure2_curves` (09's copy imports bt1999) averaged the splits' errors with the line of Exercise
+    9.4's answer that gives no error where nothing is accepted, `np.divide(..., out=np.full(len(...), np.nan),
+    where=... > 0)`. Put back (a function of that source in bt1999), the reader finds it."""
+    from kgslab.papers import bt1999
+    student = release_notebook(_read(next(p for p in SOLUTIONS if _stem(p) == "09")))
+    clean = _kit_code_of_09(student)
+    _put_back_function(monkeypatch, tmp_path, bt1999, "figure2_curves", '''
+        import numpy as np
+
+        def figure2_curves(error_sum, counts, theta):
+            error_mean = np.divide(error_sum, counts, out=np.full(len(theta), np.nan), where=counts > 0)
+            return error_mean
+        ''')
+    found = _kit_code_of_09(student)
+    assert len(found) > len(clean) and any(leak.startswith("kgslab.papers.bt1999.figure2_curves:") for leak in found)
+
+
+def test_the_vote_put_back_into_kgs_is_found(monkeypatch, tmp_path):
+    """`kgs.vote` (08's copy imports kgs) computed the vote of Exercise 4 in its own line,
+    `np.mean(K_test @ alphas.T > 0, axis=1)`: the exercise's answer but for the mean over the draws. It now
+    averages circle's reference; put back, the reader finds the line (ANSWER_CODE)."""
+    from kgslab import kgs
+    path = next(p for p in SOLUTIONS if _stem(p) == "08")
+    solution, student = _read(path), release_notebook(_read(path))
+    clean = read_like_a_student("08", solution, student, _hints("08"))["kit code"]
+    _put_back_function(monkeypatch, tmp_path, kgs, "vote", '''
+        import numpy as np
+
+        def vote(alphas, K_test):
+            return np.mean(K_test @ alphas.T > 0, axis=1)
+        ''')
+    found = read_like_a_student("08", solution, student, _hints("08"))["kit code"]
+    assert len(found) > len(clean) and any(leak.startswith("kgslab.kgs.vote:") for leak in found)
