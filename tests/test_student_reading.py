@@ -16,9 +16,12 @@ answer).  This test finds an answer given in other words or other places:
 * **numbers**: the numbers a model answer or a solution-only cell gives as results (not literals of the
   notebook's code, not small integers, not references like "eq. 8"), and the symbol = value pairs of its math,
   are looked for in the student copy's prose, in the strings of its code and in the hints.
-* **imports**: no module a student copy imports (one level: the module and the modules it names) holds the
-  reference of one of the notebook's own exercises as a public attribute (by identity or by the exercise
-  function's name), except the check package (which holds the references to grade).
+* **imports**: no module a student copy reaches (the modules it imports, with `from package import module`
+  resolved, and the kit modules those hold as public attributes: `kgs.circle`, `widgets.regression`; the root
+  package `kgslab` is the library and is not followed) holds, as a public attribute, the reference of one of the
+  notebook's own exercises (by identity or by the exercise function's name) or a function its checks close (the
+  reference under another name, e.g. `kernel_adatron` for the adatron exercises), except the check package
+  (which holds the references to grade).
 * **docstrings**: the facts of the written answers and the formulas of the model answers are looked for in the
   docstrings of those modules too (the module's and its public objects', what `help()` shows; formulas in their
   plain-text form, as in hints): a module the copy imports must not answer for it.
@@ -545,6 +548,36 @@ def imported_names(cells) -> set[str]:
     return names
 
 
+def reachable_modules(modules: set[str]) -> set[str]:
+    """The modules a copy imports and the kit modules they hold as public attributes (one level: `kgs.circle`,
+    `billiard.crossings`, a package's submodules such as `widgets.regression`): a tab away from a name the copy
+    binds. The root package `kgslab` is not followed (it is the library itself), nor the check package."""
+    found = set(modules)
+    for module_name in modules:
+        if module_name == "kgslab" or module_name.startswith("kgslab.check"):
+            continue
+        for name, value in vars(importlib.import_module(module_name)).items():
+            if not name.startswith("_") and inspect.ismodule(value) and value.__name__.startswith("kgslab.") \
+                    and not value.__name__.startswith("kgslab.check"):
+                found.add(value.__name__)
+    return found
+
+
+def closed_functions(stem: str) -> set[int]:
+    """Ids of the module-level kit functions that the checks of a notebook's exercises close: the reference under
+    another name (calling it is refused in grading; a copy must not lead to it either). Methods of the kit's
+    estimators (`KernelAdatron.fit`) are its public API and are left out."""
+    from kgslab.check.closed import _resolve
+    found = set()
+    for key, exercise in check.exercises().items():
+        if key.startswith(f"nb{stem}_"):
+            for name in exercise.closed:
+                owner, _, value = _resolve(name)
+                if inspect.ismodule(owner) and not owner.__name__.startswith("kgslab.check"):
+                    found |= {id(value), id(inspect.unwrap(value))}
+    return found
+
+
 def own_references(stem: str, solution) -> tuple[set[int], set[str]]:
     """(ids of the references, names of the exercise functions) of a notebook's own exercises."""
     exercises = [exercise for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")]
@@ -553,7 +586,7 @@ def own_references(stem: str, solution) -> tuple[set[int], set[str]]:
         if cell.cell_type == "code" and _regions(cell.source):
             tree = _parse(cell.source.replace(BEGIN_WORDS, "").replace(END_WORDS, ""))
             names |= {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)} if tree else set()
-    return {id(exercise.reference) for exercise in exercises}, names
+    return {id(exercise.reference) for exercise in exercises} | closed_functions(stem), names
 
 
 def import_leaks(modules: set[str], references: set[int], names: set[str]) -> dict[str, list[str]]:
@@ -653,7 +686,7 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
     code, formulas, facts, numbers, pairs, (references, names) = _answers(stem, solution)
     seen = page_code(prose + hints, student.cells)
     modules = imported_modules(student.cells)
-    imports = import_leaks(modules, references, names)
+    imports = import_leaks(reachable_modules(modules), references, names)
     named = sorted(imported_names(student.cells) & names)
     if named:
         imports["imported by name"] = named
@@ -874,7 +907,7 @@ def test_no_module_a_copy_imports_holds_a_function_by_an_exercise_name(path):
     student = release_notebook(_read(path))
     asked = _functions_the_copy_asks_for(student)
     found = []
-    for name in sorted(imported_modules(student.cells)):
+    for name in sorted(reachable_modules(imported_modules(student.cells))):
         if not name.startswith("kgslab") or name.startswith("kgslab.check"):
             continue
         module = importlib.import_module(name)
@@ -957,3 +990,34 @@ def test_the_vote_put_back_into_kgs_is_found(monkeypatch, tmp_path):
         ''')
     found = read_like_a_student("08", solution, student, _hints("08"))["kit code"]
     assert len(found) > len(clean) and any(leak.startswith("kgslab.kgs.vote:") for leak in found)
+
+
+# ---- the kit's names a copy reaches: put back ---------------------------------------------------------------
+
+# (notebook, module the copy reaches, attribute put back, what it held): each held an exercise's answer under a
+# findable name until this session (third) made it private or moved it.
+REACHED = {
+    "05-kernel-adatron": ("05", "kgslab.adatron", "kernel_adatron", "kgslab.adatron_reference.kernel_adatron"),
+    "08-gibbs-step": ("08", "kgslab.kgs", "gibbs_step", "kgslab.circle.gibbs_step"),
+    "08-kgs-circle": ("08", "kgslab.kgs", "circle", "kgslab.circle"),
+    "09-billiard-crossings": ("09", "kgslab.billiard", "crossings", "kgslab.crossings"),
+    "02-widgets-kernel-ridge": ("02", "kgslab.widgets.regression", "kernel_ridge", "kgslab.regression.kernel_ridge"),
+    "03-widgets-gp-posterior": ("03", "kgslab.widgets.regression", "gp_posterior", "kgslab.regression.gp_posterior"),
+    "10-widgets-em": ("10", "kgslab.widgets.kfd", "label_noise_em", "kgslab.kfd.label_noise_em"),
+}
+
+
+@pytest.mark.parametrize("example", sorted(REACHED))
+def test_an_answer_put_back_where_a_copy_reaches_it_is_found(example, monkeypatch):
+    stem, module_name, attribute, held = REACHED[example]
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
+    solution, student = _read(path), release_notebook(_read(path))
+    clean = read_like_a_student(stem, solution, student, _hints(stem))["imports"]
+    module_path, _, name = held.rpartition(".")
+    try:
+        value = importlib.import_module(held)
+    except ImportError:
+        value = getattr(importlib.import_module(module_path), name)
+    monkeypatch.setattr(importlib.import_module(module_name), attribute, value, raising=False)
+    found = read_like_a_student(stem, solution, student, _hints(stem))["imports"]
+    assert len(found) > len(clean), f"{example}: putting it back was not noticed ({found})"
