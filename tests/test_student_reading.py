@@ -91,6 +91,11 @@ SPECIFIED_CODE: dict[str, dict[str, str]] = {
 ANSWER_CODE: dict[str, list[str]] = {
     "08": ["K_test @ alphas.T > 0"],    # Exercise 4's vote, as kgs.vote (08 imports kgs) wrote it until it called
 }                                       # circle's reference
+# Formulas an answer gives that are shorter than MIN_FORMULA (normalised as `math_of` does), looked for like the
+# others, also in the strings and comments of code cells (a plot's label):
+ANSWER_FORMULAS: dict[str, list[str]] = {
+    "06": ["K=CC'"],      # "which product" of Exercise 7's sparse kernel; 06's timing plot gave it as a label
+}
 # Formulas (normalised) and numbers that the task itself states:
 SPECIFIED_FORMULAS: dict[str, dict[str, str]] = {
     "07": {"\\kappa(x,z)+a\\delta(x,z)": "the exam question defines the modified kernel this way"},
@@ -670,12 +675,13 @@ _ANSWERS: dict[int, tuple] = {}
 def _answers(stem: str, solution) -> tuple:
     """What the solution answers (code, formulas, facts, numbers, pairs, own references), once per notebook object."""
     if id(solution) not in _ANSWERS:
+        formulas = answer_formulas(solution) | set(ANSWER_FORMULAS.get(stem, []))
         code = answer_code(solution)
         for line in ANSWER_CODE.get(stem, []):
             node = _parse(line).body[0]
             node = node.value if isinstance(node, ast.Expr) else node
             code.update({shape: line for shape in (_shape(node), _coarse(node)) if shape})
-        _ANSWERS[id(solution)] = (code, answer_formulas(solution), answer_facts(stem, solution),
+        _ANSWERS[id(solution)] = (code, formulas, answer_facts(stem, solution),
                                   answer_numbers(solution), answer_pairs(solution), own_references(stem, solution))
     return _ANSWERS[id(solution)]
 
@@ -692,7 +698,7 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
         imports["imported by name"] = named
     return {
         "code": sorted(code[shape] for shape in code.keys() & seen if code[shape] not in SPECIFIED_CODE.get(stem, {})),
-        "formulas": [formula for formula in formula_leaks(formulas, prose + hints)
+        "formulas": [formula for formula in formula_leaks(formulas, prose + hints + code_strings(student.cells))
                      if formula not in SPECIFIED_FORMULAS.get(stem, {})],
         "facts": fact_leaks(facts, prose + hints),
         "docstrings": fact_leaks(facts, module_docstrings(modules)) + formula_leaks(formulas, module_docstrings(modules)),
@@ -771,6 +777,8 @@ EXAMPLES = {
     "06-renamed-csr": ("06", _md("3. `scipy.sparse.csr_matrix((np.ones(total), (doc_rows, word_cols)), "
                                  "shape=(n_docs, size))` adds up repeated pairs;\n4. return `(M @ M.T).toarray()`."),
                        "code"),
+    "06-legend-product": ("06", _code('ax.loglog(sizes, sparse_times, "s-", label=r"sparse counts: $K = C C\'$")'),
+                          "formulas"),
     "06-import-text": ("06", _code("from kgslab import text\nK = text.bag_of_words_kernel(docs)"), "imports"),
     "04-norm-formulas": ("04", _md(r"* the mean feature vector has $\|\bar\phi\|^2 = \frac{1}{l^2}\sum_{i,j}"
                                    r"\mathbf{K}_{ij}$, the mean of all entries"), "formulas"),
