@@ -95,7 +95,8 @@ ANSWER_CODE: dict[str, list[str]] = {
 # others, also in the strings and comments of code cells (a plot's label):
 ANSWER_FORMULAS: dict[str, list[str]] = {
     "06": ["K=CC'"],      # "which product" of Exercise 7's sparse kernel; 06's timing plot gave it as a label
-}
+    "10": ["^-1(m_1-m_0)", "^-1(M_1-M_0)"],   # 10.5's form, an inverse times the difference of the class means:
+}                                           # 10's copy gave it for input space as C^-1(m_1 - m_0) and S_W^-1(...)
 # Formulas (normalised) and numbers that the task itself states:
 SPECIFIED_FORMULAS: dict[str, dict[str, str]] = {
     "07": {"\\kappa(x,z)+a\\delta(x,z)": "the exam question defines the modified kernel this way"},
@@ -779,6 +780,11 @@ EXAMPLES = {
                        "code"),
     "06-legend-product": ("06", _code('ax.loglog(sizes, sparse_times, "s-", label=r"sparse counts: $K = C C\'$")'),
                           "formulas"),
+    "10-lda-direction": ("10", _md(r"the KFD direction is the classical Fisher (LDA) direction "
+                                   r"$\mathbf{S}_W^{-1}(\mathbf{m}_1 - \mathbf{m}_0)$."), "formulas"),
+    "10-shared-covariance-ratio": ("10", _md(r"$$\ln \frac{p(\phi \mid y = 1)}{p(\phi \mid y = 0)} = w'\phi + b, "
+                                             r"\qquad \mathbf{w} = \mathbf{C}^{-1}(\mathbf{m}_1 - \mathbf{m}_0),$$"),
+                                   "formulas"),
     "06-import-text": ("06", _code("from kgslab import text\nK = text.bag_of_words_kernel(docs)"), "imports"),
     "04-norm-formulas": ("04", _md(r"* the mean feature vector has $\|\bar\phi\|^2 = \frac{1}{l^2}\sum_{i,j}"
                                    r"\mathbf{K}_{ij}$, the mean of all entries"), "formulas"),
