@@ -611,11 +611,12 @@ def import_leaks(modules: set[str], references: set[int], names: set[str]) -> di
 
 @functools.lru_cache(maxsize=None)
 def _docstrings_of(module_name: str) -> tuple[str, ...]:
-    """The docstrings a student reads with `help()` or `??`: the module's and those of its own public objects."""
+    """The docstrings a student reads with `help()` or `??`: the module's and those of its public kit objects (also
+    those it imports from another kit module: `kfd2001.LabelNoiseKFD` is `kgslab.kfd`'s class)."""
     module = importlib.import_module(module_name)
     texts = [module.__doc__ or ""]
     for name, value in vars(module).items():
-        if not name.startswith("_") and getattr(value, "__module__", None) == module_name:
+        if not name.startswith("_") and (getattr(value, "__module__", None) or "").startswith("kgslab"):
             texts.append(inspect.getdoc(value) or "")
     return tuple(texts)
 
@@ -1035,3 +1036,18 @@ def test_an_answer_put_back_where_a_copy_reaches_it_is_found(example, monkeypatc
     monkeypatch.setattr(importlib.import_module(module_name), attribute, value, raising=False)
     found = read_like_a_student(stem, solution, student, _hints(stem))["imports"]
     assert len(found) > len(clean), f"{example}: putting it back was not noticed ({found})"
+
+
+def test_the_docstring_of_an_imported_class_is_read_where_it_is_imported(monkeypatch):
+    """10 imports LabelNoiseKFD from papers.kfd2001, but the class (and what help() shows of it) lives in kgslab.kfd:
+    its docstring is read as part of kfd2001. Put back with the maximiser of Exercise 10.5, the reader finds it."""
+    from kgslab.papers.kfd2001 import LabelNoiseKFD
+    path = next(p for p in SOLUTIONS if _stem(p) == "10")
+    solution, student = _read(path), release_notebook(_read(path))
+    clean = read_like_a_student("10", solution, student, _hints("10"))["docstrings"]
+    monkeypatch.setattr(LabelNoiseKFD, "__doc__", LabelNoiseKFD.__doc__ + "\n    alpha = (N + mu I)^-1 (M_1 - M_0)\n")
+    _docstrings_of.cache_clear()
+    try:
+        assert len(read_like_a_student("10", solution, student, _hints("10"))["docstrings"]) > len(clean)
+    finally:
+        _docstrings_of.cache_clear()
