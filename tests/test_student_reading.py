@@ -23,10 +23,10 @@ answer).  This test finds an answer given in other words or other places:
   reference under another name, e.g. `kernel_adatron` for the adatron exercises), except the check package
   (which holds the references to grade).
 * **docstrings**: the facts of the written answers and the formulas of the model answers are looked for in the
-  docstrings of those modules too (the module's and its public objects', what `help()` shows; formulas in their
+  docstrings of the modules a copy reaches too (the module's and its public kit objects', what `help()` shows; formulas in their
   plain-text form, as in hints): a module the copy imports must not answer for it.
 * **kit code**: the code of the kit's functions a copy reaches through its imports (the public functions of the
-  modules it imports and the methods of their public classes: what `??` shows) must not hold a piece of an
+  modules it reaches, as for the imports, and the methods of their public classes: what `??` shows) must not hold a piece of an
   answer's code (the renamed syntax trees above): `diagnostics.hoeffding_epsilon`, Exercise 9.3 solved for epsilon
   instead of n, shared `np.log(1.0 / eta)` with it.
 
@@ -694,7 +694,8 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
     code, formulas, facts, numbers, pairs, (references, names) = _answers(stem, solution)
     seen = page_code(prose + hints, student.cells)
     modules = imported_modules(student.cells)
-    imports = import_leaks(reachable_modules(modules), references, names)
+    reach = reachable_modules(modules)          # what the copy imports, and a tab further
+    imports = import_leaks(reach, references, names)
     named = sorted(imported_names(student.cells) & names)
     if named:
         imports["imported by name"] = named
@@ -703,12 +704,12 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
         "formulas": [formula for formula in formula_leaks(formulas, prose + hints + code_strings(student.cells))
                      if formula not in SPECIFIED_FORMULAS.get(stem, {})],
         "facts": fact_leaks(facts, prose + hints),
-        "docstrings": fact_leaks(facts, module_docstrings(modules)) + formula_leaks(formulas, module_docstrings(modules)),
+        "docstrings": fact_leaks(facts, module_docstrings(reach)) + formula_leaks(formulas, module_docstrings(reach)),
         "numbers": [number for number in number_leaks(numbers, pairs, prose + hints,
                                                       code_strings(student.cells))
                     if number not in SPECIFIED_NUMBERS.get(stem, {})],
         "imports": [f"{module}: {', '.join(hits)}" for module, hits in imports.items()],
-        "kit code": kit_code_leaks(modules, code),
+        "kit code": kit_code_leaks(reach, code),
     }
 
 
