@@ -22,7 +22,7 @@ The billiard (section 3.2)
 A ball flies through version space and bounces off its walls; if the flight is ergodic, the fraction of
 flight length spent in V+ converges to p+.  The kit flies the exact great circle w(t) = cos(t) w + sin(t) v,
 the path of the paper's w' = (w + tau v) / ||w + tau v||, with the arc length t as the flight time: wall j
-is reached at the flight time t_j in [0, pi] of step 2 (`kgslab.crossings.crossing_angle`), and at the
+is reached at the flight time t_j in [0, pi] of step 2, and at the
 nearest wall c the direction reflects, v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3).  A test
 point is not a wall: the flight is split where its label flips, so one trajectory serves every test point
 (the paper's "one trajectory can be calculated in advance").  The projections are kept up to date
@@ -71,7 +71,7 @@ from ._estimator import ConvergenceReport, LatestRun
 from .diagnostics import summarise
 from .stopping import as_n_draws, check_targets, reported, run_until_converged
 from .hmc import hmc_run
-from . import crossings   # a module, so that this one (which notebook 09 imports) holds no crossing function
+from . import crossings as _crossings   # private: this module (notebook 09 imports it) leads to no crossing function
 from .versionspace import (kernel_span, random_tangent, start_alpha,
                            version_space_start)
 
@@ -225,7 +225,7 @@ class KernelBilliard:
     # ---- one flight, one bounce ----------------------------------------------------------------------
     def wall_times(self):
         """Flight time (arc length) to every training wall (step 2), in [0, pi]."""
-        times = crossings.crossing_angle(np.maximum(self.margins, 0.0), self.slopes)   # the wall just hit (-1e-17) at 0
+        times = _crossings.crossing_angle(np.maximum(self.margins, 0.0), self.slopes)   # the wall just hit (-1e-17) at 0
         if self.last_wall >= 0:
             times[self.last_wall] = math.pi             # just left it: its next crossing is half a circle away
         return times
@@ -242,7 +242,7 @@ class KernelBilliard:
         if self.last_wall >= 0:
             keys[self.last_wall] = math.inf
         wall = int(keys.argmin())
-        return wall, crossings.crossing_angle_scalar(max(float(self._margins[wall]), 0.0), float(self._slopes[wall]))
+        return wall, _crossings.crossing_angle_scalar(max(float(self._margins[wall]), 0.0), float(self._slopes[wall]))
 
     def _fly(self, arc):
         """Move along the great circle w(t) = cos t w + sin t v by `arc`, crediting the test points.
@@ -285,12 +285,12 @@ class KernelBilliard:
             for j in flipped.tolist():
                 a, b = float(position[j]), float(direction[j])
                 side = 1.0 if a > 0 else -1.0
-                self._plus_signed[j] -= side * (end - min(crossings.crossing_angle_scalar(side * a, -side * b), arc))
+                self._plus_signed[j] -= side * (end - min(_crossings.crossing_angle_scalar(side * a, -side * b), arc))
                 self._positive[j] = a > 0
             return
         a, b = self._test[:, flipped]
         side = np.where(a > 0, 1.0, -1.0)
-        crossing = end - np.minimum(crossings.crossing_angle(side * a, -side * b), arc)
+        crossing = end - np.minimum(_crossings.crossing_angle(side * a, -side * b), arc)
         self._plus_signed[flipped] -= side * crossing
         self._positive[flipped] = side > 0
 

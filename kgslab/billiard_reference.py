@@ -20,7 +20,6 @@ import math
 import numpy as np
 
 from ._validation import as_correct_flags, as_float_array, as_gram, as_pm1_labels, as_positive_int, as_scalar, as_vector
-from .diagnostics import hoeffding_epsilon  # noqa: F401  (moved: notebook 09 imports it from there)
 from .crossings import crossing_angle
 
 __all__ = ["flight_times", "billiard_bounce", "hoeffding_bounces", "hoeffding_epsilon", "error_rejection_curve"]
@@ -78,6 +77,20 @@ def hoeffding_bounces(epsilon: float = 0.05, eta: float = 0.01) -> int:
     epsilon = as_scalar(epsilon, "epsilon", low=0.0, high=1.0, low_open=True)
     eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
     return int(math.ceil(math.log(1.0 / eta) / (2.0 * epsilon ** 2)))
+
+
+def hoeffding_epsilon(n_bounces, eta: float = 0.01):
+    """The deviation Hoeffding's bound allows for a mean of n samples in [0, 1] at confidence 1 - eta.
+
+    Seed 002, eq. (8), solved for epsilon: notebook 09's Exercise 9.3 read the other way, so it lives with the
+    exercise references (notebook 09 computes the same deviation from the student's `hoeffding_bounces`).
+    Array-friendly.
+    """
+    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
+    n_bounces = as_float_array(n_bounces, "n_bounces")
+    if np.any(n_bounces <= 0):
+        raise ValueError(f"n_bounces must be > 0, got {float(np.min(n_bounces)):g}")
+    return np.sqrt(np.log(1.0 / eta) / (2.0 * n_bounces))
 
 
 def error_rejection_curve(confidence, correct, thresholds):

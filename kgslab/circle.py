@@ -28,11 +28,12 @@ from ._validation import (as_cross_kernel, as_flip_rate, as_float_array, as_gene
                           as_unit_vector, as_vector)
 # Step 7's draw lives with the version-space tools that notebook 08 imports (with step 2's random_tangent),
 # so that the notebook need not import this module of exercise references.
+from ._kgs_engine import PairTables, move_on_circle, propose_circle
 from .crossings import crossing_angle
 from .versionspace import TWO_PI, sample_angle  # noqa: F401
 
 __all__ = ["crossing_angles", "arc_errors_by_sweep", "arc_errors_direct", "sample_angle", "step_on_circle",
-           "vote_draws"]
+           "gibbs_step", "vote_draws"]
 
 def _angles_from_margins(a, b):
     """Crossing angles for margins a_i cos(theta) + b_i sin(theta) (see `crossing_angles`)."""
@@ -131,3 +132,30 @@ def vote_draws(alphas, K_test):
     alphas = as_float_array(alphas, "alphas", ndim=3)
     outputs = alphas.reshape(-1, alphas.shape[-1]) @ as_cross_kernel(K_test, alphas.shape[-1]).T
     return (outputs > 0).astype(float).reshape(alphas.shape[0], alphas.shape[1], -1)
+
+
+def gibbs_step(features, y, coords, q, rng, margins=None):
+    """One full KGS step (steps 2-8) from unit coordinates `coords`; returns a dict of its parts.
+
+    Keys: direction (the unit tangent v), direction_margins (y_i <v, x_i>), theta, coords (the new point),
+    margins (y_i <w_new, x_i>).  `margins` may be passed in to save the product features @ coords.
+    The samplers run the same step for several chains at once (`kgslab._kgs_engine`); it lives here, with
+    notebook 08's exercise references, because it draws its own direction and then takes Exercise 3's step.
+    """
+    features = as_matrix(features, "features")
+    y = as_signs(y, length=features.shape[0], length_of="features")
+    coords = as_unit_vector(coords, features.shape[1])
+    q, rng = as_flip_rate(q), as_generator(rng, "rng")
+    if margins is not None:
+        margins = as_vector(margins, "margins", length=features.shape[0], length_of="features")
+    signed = y[:, None] * features
+    if margins is None:
+        margins = signed @ coords
+    new_coords, new_margins = np.array(coords, float)[None], np.array(margins, float)[None]   # the step moves them
+    with np.errstate(divide="ignore", invalid="ignore"):
+        circle = propose_circle(new_coords, signed, rng)
+        # the step walks the circle towards -direction (see move_on_circle) and spends the circle's arrays
+        direction, direction_margins = -circle.direction[0], -circle.slopes[0]
+        theta = move_on_circle(new_coords, new_margins, circle, PairTables.of(q, len(y)), rng)[0]
+    return {"direction": direction, "direction_margins": direction_margins, "theta": float(np.mod(theta, TWO_PI)),
+            "coords": new_coords[0], "margins": new_margins[0]}

@@ -34,7 +34,7 @@ from scipy.stats import rankdata
 
 from ._validation import as_float_array, as_positive_int, as_scalar, as_vector
 
-__all__ = ["hoeffding_epsilon", "split_chains", "rank_normalise", "rhat", "ess", "mcse", "autocorrelation",
+__all__ = ["split_chains", "rank_normalise", "rhat", "ess", "mcse", "autocorrelation",
            "effective_sample_size", "Convergence", "summarise"]
 
 
@@ -265,15 +265,3 @@ def stopping_targets(target_error, target_rhat):
     target_error = as_scalar(target_error, "target_error", low=1e-4, high=0.5)
     target_rhat = as_scalar(target_rhat, "target_rhat", low=1.0, low_open=True, high=2.0)
     return target_error, target_rhat
-
-
-def hoeffding_epsilon(n_bounces, eta: float = 0.01):
-    """The deviation Hoeffding's bound allows for a mean of n samples in [0, 1] at confidence 1 - eta.
-
-    Seed 002, eq. (8), solved for epsilon (notebook 09's Exercise 9.3 solves it for n); array-friendly.
-    """
-    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
-    n_bounces = as_float_array(n_bounces, "n_bounces")
-    if np.any(n_bounces <= 0):
-        raise ValueError(f"n_bounces must be > 0, got {float(np.min(n_bounces)):g}")
-    return np.sqrt(np.log(1.0 / eta) / (2.0 * n_bounces))

@@ -585,11 +585,10 @@ class KFD(_FisherDiscriminantBase):
 
 
 class LabelNoiseKFD(_FisherDiscriminantBase):
-    """The kernel Fisher discriminant with the label-noise model, fitted by EM (seed 003, section 4).
+    """The kernel Fisher discriminant under the label-noise model of seed 003 (section 4), estimated by EM.
 
     initial_flip_rates: gamma_k = P(y != k | yhat = k) at the start for
-    classes_[0] and classes_[1] (the kit's convention, see the module
-    docstring); a 0 freezes that class as clean.  After fit: flip_rates_
+    classes_[0] and classes_[1] (the kit's convention); a 0 freezes that class as clean.  After fit: flip_rates_
     (same convention), noise_rates_ (P(yhat != j | y = j)), class_priors_ (of
     the true classes), posterior_ (for each training point, the probability
     that its label was flipped), log_likelihood_ per EM iteration (of the 1-d

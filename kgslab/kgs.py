@@ -61,12 +61,12 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from . import circle, evidence   # circle: eq. 4's votes per draw, with notebook 08's exercise references
+from . import circle as _circle   # eq. 4's votes per draw, with notebook 08's exercise references: private
+from . import evidence
 from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE,
                          SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, ConvergenceReport, KernelClassifier,
                          LatestRun)
-from ._kgs_engine import (Chains, PairTables, check_steps, move_on_circle, propose_circle, start_points,
-                          version_space_start)
+from ._kgs_engine import Chains, check_steps, start_points, version_space_start
 from ._validation import (
     as_cross_kernel,
     as_flip_rate,
@@ -75,17 +75,13 @@ from ._validation import (
     as_matrix,
     as_pm1_labels,
     as_positive_int,
-    as_signs,
-    as_unit_vector,
-    as_vector,
 )
 from .diagnostics import summarise
 from .stopping import as_n_draws, check_targets, reported, run_until_converged
-from .versionspace import TWO_PI, kernel_coordinates
+from .versionspace import kernel_coordinates
 
 __all__ = [
     "kernel_coordinates",
-    "gibbs_step",
     "gibbs_sample",
     "GibbsRun",
     "monitor_kernel",
@@ -97,34 +93,8 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------
-# One step by hand, and step 1 (the sampler's step and chains: kgslab._kgs_engine)
+# Step 1 (the sampler's step and chains: kgslab._kgs_engine)
 # ---------------------------------------------------------------------------
-def gibbs_step(features, y, coords, q, rng, margins=None):
-    """One full KGS step (steps 2-8) from unit coordinates `coords`; returns a dict of its parts.
-
-    Keys: direction (the unit tangent v), direction_margins (y_i <v, x_i>), theta, coords (the new point),
-    margins (y_i <w_new, x_i>).  `margins` may be passed in to save the product features @ coords.
-    The samplers run the same step for several chains at once (`kgslab._kgs_engine`).
-    """
-    features = as_matrix(features, "features")
-    y = as_signs(y, length=features.shape[0], length_of="features")
-    coords = as_unit_vector(coords, features.shape[1])
-    q, rng = as_flip_rate(q), as_generator(rng, "rng")
-    if margins is not None:
-        margins = as_vector(margins, "margins", length=features.shape[0], length_of="features")
-    signed = y[:, None] * features
-    if margins is None:
-        margins = signed @ coords
-    new_coords, new_margins = np.array(coords, float)[None], np.array(margins, float)[None]   # the step moves them
-    with np.errstate(divide="ignore", invalid="ignore"):
-        circle = propose_circle(new_coords, signed, rng)
-        # the step walks the circle towards -direction (see move_on_circle) and spends the circle's arrays
-        direction, direction_margins = -circle.direction[0], -circle.slopes[0]
-        theta = move_on_circle(new_coords, new_margins, circle, PairTables.of(q, len(y)), rng)[0]
-    return {"direction": direction, "direction_margins": direction_margins, "theta": float(np.mod(theta, TWO_PI)),
-            "coords": new_coords[0], "margins": new_margins[0]}
-
-
 def consistent_start(features, y):
     """A point of version space (every training point correct), or a ValueError if there is none.
 
@@ -252,7 +222,7 @@ def vote(alphas, K_test):
     """
     alphas = as_matrix(alphas, "alphas")
     K_test = as_cross_kernel(K_test, alphas.shape[1])
-    return np.mean(K_test @ alphas.T > 0, axis=1)
+    return _circle.vote_draws(alphas[None], K_test)[0].mean(axis=0)    # one chain's draws of eq. 4, averaged
 
 
 # ---------------------------------------------------------------------------
@@ -318,7 +288,7 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
 
     def vote_proba(self, X):
         """Vote fractions (n, 2): column k is the fraction of samples voting for classes_[k] (eq. 4)."""
-        draws = circle.vote_draws(self.chain_alphas_, self._cross_kernel(X))
+        draws = _circle.vote_draws(self.chain_alphas_, self._cross_kernel(X))
         if draws.shape[1] >= 4:
             self._last.run = summarise(draws, self.target_error)
         p_plus = draws.mean(axis=(0, 1))

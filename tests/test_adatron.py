@@ -6,7 +6,8 @@ from scipy.optimize import minimize
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from kgslab.adatron import KernelAdatron, dual_objective, kernel_adatron
+from kgslab.adatron import KernelAdatron, dual_objective
+from kgslab.adatron_reference import kernel_adatron
 from kgslab.kernels import normalise, rbf_kernel
 
 

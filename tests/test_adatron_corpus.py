@@ -14,7 +14,8 @@ from sklearn.model_selection import GroupKFold, cross_val_score
 from sklearn.svm import SVC
 
 from kgslab import data
-from kgslab.adatron import KernelAdatron, dual_objective, kernel_adatron
+from kgslab.adatron import KernelAdatron, dual_objective
+from kgslab.adatron_reference import kernel_adatron
 from kgslab.kernels import normalise
 
 

@@ -217,7 +217,7 @@ def labelled_gram(draw, positive_definite=False, **scalars):
     return problem
 
 
-register("kgslab.adatron.kernel_adatron",
+register("kgslab.adatron_reference.kernel_adatron",
          labelled_gram(C=positive, eta=st.sampled_from([0.25, 0.5, 1.0]), bias=st.booleans(),
                        max_iter=st.sampled_from([None, 5, 50])),
          {"K": "gram", "y": "pm1", "C": "positive", "eta": "positive", "bias": "bool", "max_iter": "iterations"},
@@ -760,7 +760,7 @@ def step_problem(draw):
             "q": draw(half_open_probability.filter(lambda q: q > 0)), "rng": draw(st.integers(0, 100))}
 
 
-register("kgslab.kgs.gibbs_step", step_problem(),
+register("kgslab.circle.gibbs_step", step_problem(),
          {"features": "matrix", "y": "pm1", "coords": "vector", "q": "probability", "rng": "seed"},
          containers=("y",), skip_bad={"y": {"one class only"}, "features": {"3-d"}})
 
@@ -1509,8 +1509,7 @@ def _raises(*args, **kwargs):
 # exercise references): the same function, fuzzed under both names.
 for _alias, _home in [("kgslab.tokens.words", "kgslab.text.words"), ("kgslab.tokens.kmers", "kgslab.text.kmers"),
                       ("kgslab.tokens.preprocess", "kgslab.text.preprocess"),
-                      ("kgslab.versionspace.sample_angle", "kgslab.circle.sample_angle"),
-                      ("kgslab.diagnostics.hoeffding_epsilon", "kgslab.billiard_reference.hoeffding_epsilon")]:
+                      ("kgslab.versionspace.sample_angle", "kgslab.circle.sample_angle")]:
     REGISTRY[_alias] = REGISTRY[_home]
 
 

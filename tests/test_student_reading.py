@@ -16,12 +16,19 @@ answer).  This test finds an answer given in other words or other places:
 * **numbers**: the numbers a model answer or a solution-only cell gives as results (not literals of the
   notebook's code, not small integers, not references like "eq. 8"), and the symbol = value pairs of its math,
   are looked for in the student copy's prose, in the strings of its code and in the hints.
-* **imports**: no module a student copy imports (one level: the module and the modules it names) holds the
-  reference of one of the notebook's own exercises as a public attribute (by identity or by the exercise
-  function's name), except the check package (which holds the references to grade).
+* **imports**: no module a student copy reaches (the modules it imports, with `from package import module`
+  resolved, and the kit modules those hold as public attributes: `kgs.circle`, `widgets.regression`; the root
+  package `kgslab` is the library and is not followed) holds, as a public attribute, the reference of one of the
+  notebook's own exercises (by identity or by the exercise function's name) or a function its checks close (the
+  reference under another name, e.g. `kernel_adatron` for the adatron exercises), except the check package
+  (which holds the references to grade).
 * **docstrings**: the facts of the written answers and the formulas of the model answers are looked for in the
-  docstrings of those modules too (the module's and its public objects', what `help()` shows; formulas in their
+  docstrings of the modules a copy reaches too (the module's and its public kit objects', what `help()` shows; formulas in their
   plain-text form, as in hints): a module the copy imports must not answer for it.
+* **kit code**: the code of the kit's functions a copy reaches through its imports (the public functions of the
+  modules it reaches, as for the imports, and the methods of their public classes: what `??` shows) must not hold a piece of an
+  answer's code (the renamed syntax trees above): `diagnostics.hoeffding_epsilon`, Exercise 9.3 solved for epsilon
+  instead of n, shared `np.log(1.0 / eta)` with it.
 
 Each example of issue 28 is put back into a fresh release by `test_the_reader_finds_each_example_put_back`,
 which must find it.  Cost: about 5 s (ten notebooks parsed, no kernel started).
@@ -68,7 +75,10 @@ SPECIFIED_CODE: dict[str, dict[str, str]] = {
            "Figure 2 draws the arcs of the student's own functions (later cells use the student's functions)",
            "arc_errors_by_sweep(crossing_angles(features @ coords, features @ direction, y))": "the same",
            "boundaries, errors = arc_errors_by_sweep(crossing_angles(features @ coords, features @ direction, y))":
-           "the same"},
+           "the same",
+           "K_test @ alphas.T > 0": "has the shape of the exact vote on the quadrature grid after Exercise 4, "
+                                    "`fine_grid @ X_test10.T > 0`: the vote rule the exercise states, in the primal "
+                                    "(no kernel, no chains); on the page only: the kit's functions must not hold it"},
     "09": {"np.cos(arc) * alpha": "the great circle cos t w + sin t v of Figure 1 and of the exercise's statement",
            "np.sin(arc) * beta": "the same",
            "np.cos(arc) * alpha + np.sin(arc) * beta": "the same (Exercise 9.2 states this move, from the paper)",
@@ -76,6 +86,17 @@ SPECIFIED_CODE: dict[str, dict[str, str]] = {
            "data / results / seed_agreement.json": "a result file's path in the prose (it parses as a division), "
                                                    "cited by the sampler comparison: no code"},
 }
+# The key line of an answer as other code writes it (the solution's own lines are read from its regions), looked
+# for like them, in the copy and in the kit's functions it reaches:
+ANSWER_CODE: dict[str, list[str]] = {
+    "08": ["K_test @ alphas.T > 0"],    # Exercise 4's vote, as kgs.vote (08 imports kgs) wrote it until it called
+}                                       # circle's reference
+# Formulas an answer gives that are shorter than MIN_FORMULA (normalised as `math_of` does), looked for like the
+# others, also in the strings and comments of code cells (a plot's label):
+ANSWER_FORMULAS: dict[str, list[str]] = {
+    "06": ["K=CC'"],      # "which product" of Exercise 7's sparse kernel; 06's timing plot gave it as a label
+    "10": ["^-1(m_1-m_0)", "^-1(M_1-M_0)"],   # 10.5's form, an inverse times the difference of the class means:
+}                                           # 10's copy gave it for input space as C^-1(m_1 - m_0) and S_W^-1(...)
 # Formulas (normalised) and numbers that the task itself states:
 SPECIFIED_FORMULAS: dict[str, dict[str, str]] = {
     "07": {"\\kappa(x,z)+a\\delta(x,z)": "the exam question defines the modified kernel this way"},
@@ -533,6 +554,36 @@ def imported_names(cells) -> set[str]:
     return names
 
 
+def reachable_modules(modules: set[str]) -> set[str]:
+    """The modules a copy imports and the kit modules they hold as public attributes (one level: `kgs.circle`,
+    `billiard.crossings`, a package's submodules such as `widgets.regression`): a tab away from a name the copy
+    binds. The root package `kgslab` is not followed (it is the library itself), nor the check package."""
+    found = set(modules)
+    for module_name in modules:
+        if module_name == "kgslab" or module_name.startswith("kgslab.check"):
+            continue
+        for name, value in vars(importlib.import_module(module_name)).items():
+            if not name.startswith("_") and inspect.ismodule(value) and value.__name__.startswith("kgslab.") \
+                    and not value.__name__.startswith("kgslab.check"):
+                found.add(value.__name__)
+    return found
+
+
+def closed_functions(stem: str) -> set[int]:
+    """Ids of the module-level kit functions that the checks of a notebook's exercises close: the reference under
+    another name (calling it is refused in grading; a copy must not lead to it either). Methods of the kit's
+    estimators (`KernelAdatron.fit`) are its public API and are left out."""
+    from kgslab.check.closed import _resolve
+    found = set()
+    for key, exercise in check.exercises().items():
+        if key.startswith(f"nb{stem}_"):
+            for name in exercise.closed:
+                owner, _, value = _resolve(name)
+                if inspect.ismodule(owner) and not owner.__name__.startswith("kgslab.check"):
+                    found |= {id(value), id(inspect.unwrap(value))}
+    return found
+
+
 def own_references(stem: str, solution) -> tuple[set[int], set[str]]:
     """(ids of the references, names of the exercise functions) of a notebook's own exercises."""
     exercises = [exercise for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")]
@@ -541,7 +592,7 @@ def own_references(stem: str, solution) -> tuple[set[int], set[str]]:
         if cell.cell_type == "code" and _regions(cell.source):
             tree = _parse(cell.source.replace(BEGIN_WORDS, "").replace(END_WORDS, ""))
             names |= {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)} if tree else set()
-    return {id(exercise.reference) for exercise in exercises}, names
+    return {id(exercise.reference) for exercise in exercises} | closed_functions(stem), names
 
 
 def import_leaks(modules: set[str], references: set[int], names: set[str]) -> dict[str, list[str]]:
@@ -560,11 +611,12 @@ def import_leaks(modules: set[str], references: set[int], names: set[str]) -> di
 
 @functools.lru_cache(maxsize=None)
 def _docstrings_of(module_name: str) -> tuple[str, ...]:
-    """The docstrings a student reads with `help()` or `??`: the module's and those of its own public objects."""
+    """The docstrings a student reads with `help()` or `??`: the module's and those of its public kit objects (also
+    those it imports from another kit module: `kfd2001.LabelNoiseKFD` is `kgslab.kfd`'s class)."""
     module = importlib.import_module(module_name)
     texts = [module.__doc__ or ""]
     for name, value in vars(module).items():
-        if not name.startswith("_") and getattr(value, "__module__", None) == module_name:
+        if not name.startswith("_") and (getattr(value, "__module__", None) or "").startswith("kgslab"):
             texts.append(inspect.getdoc(value) or "")
     return tuple(texts)
 
@@ -574,6 +626,43 @@ def module_docstrings(modules: set[str]) -> list[str]:
     return [text for module_name in sorted(modules)
             if not (module_name == "kgslab.check" or module_name.startswith("kgslab.check."))
             for text in _docstrings_of(module_name)]
+
+
+def _kit_functions(module_name: str) -> dict[str, object]:
+    """{path: function} of what a student reaches in a module with `??`: its public functions (its own and those
+    it imports) and the methods of its public classes, the kit's only (the check package left out)."""
+    module = importlib.import_module(module_name)
+    found = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or inspect.ismodule(value):
+            continue
+        members = ({f"{name}.{attribute}": getattr(member, "fget", member)
+                    for attribute, member in vars(value).items()} if inspect.isclass(value) else {name: value})
+        for path, function in members.items():
+            function = inspect.unwrap(function) if callable(function) else function
+            home = getattr(function, "__module__", None) or ""
+            if inspect.isfunction(function) and home.startswith("kgslab") and not home.startswith("kgslab.check"):
+                found[f"{module_name}.{path}"] = function
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _function_pieces(function) -> frozenset:
+    try:
+        return _source_pieces(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError):
+        return frozenset()
+
+
+def kit_code_leaks(modules: set[str], code: dict[str, str]) -> list[str]:
+    """"path: piece" for every piece of an answer's code that a function the copy reaches holds."""
+    found = []
+    for module_name in sorted(modules):
+        if module_name == "kgslab.check" or module_name.startswith("kgslab.check."):
+            continue
+        for path, function in sorted(_kit_functions(module_name).items()):
+            found += [f"{path}: {code[shape]}" for shape in sorted(_function_pieces(function) & code.keys())]
+    return found
 
 
 # ---- one notebook ------------------------------------------------------------------------------------------
@@ -588,7 +677,13 @@ _ANSWERS: dict[int, tuple] = {}
 def _answers(stem: str, solution) -> tuple:
     """What the solution answers (code, formulas, facts, numbers, pairs, own references), once per notebook object."""
     if id(solution) not in _ANSWERS:
-        _ANSWERS[id(solution)] = (answer_code(solution), answer_formulas(solution), answer_facts(stem, solution),
+        formulas = answer_formulas(solution) | set(ANSWER_FORMULAS.get(stem, []))
+        code = answer_code(solution)
+        for line in ANSWER_CODE.get(stem, []):
+            node = _parse(line).body[0]
+            node = node.value if isinstance(node, ast.Expr) else node
+            code.update({shape: line for shape in (_shape(node), _coarse(node)) if shape})
+        _ANSWERS[id(solution)] = (code, formulas, answer_facts(stem, solution),
                                   answer_numbers(solution), answer_pairs(solution), own_references(stem, solution))
     return _ANSWERS[id(solution)]
 
@@ -599,20 +694,22 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
     code, formulas, facts, numbers, pairs, (references, names) = _answers(stem, solution)
     seen = page_code(prose + hints, student.cells)
     modules = imported_modules(student.cells)
-    imports = import_leaks(modules, references, names)
+    reach = reachable_modules(modules)          # what the copy imports, and a tab further
+    imports = import_leaks(reach, references, names)
     named = sorted(imported_names(student.cells) & names)
     if named:
         imports["imported by name"] = named
     return {
         "code": sorted(code[shape] for shape in code.keys() & seen if code[shape] not in SPECIFIED_CODE.get(stem, {})),
-        "formulas": [formula for formula in formula_leaks(formulas, prose + hints)
+        "formulas": [formula for formula in formula_leaks(formulas, prose + hints + code_strings(student.cells))
                      if formula not in SPECIFIED_FORMULAS.get(stem, {})],
         "facts": fact_leaks(facts, prose + hints),
-        "docstrings": fact_leaks(facts, module_docstrings(modules)) + formula_leaks(formulas, module_docstrings(modules)),
+        "docstrings": fact_leaks(facts, module_docstrings(reach)) + formula_leaks(formulas, module_docstrings(reach)),
         "numbers": [number for number in number_leaks(numbers, pairs, prose + hints,
                                                       code_strings(student.cells))
                     if number not in SPECIFIED_NUMBERS.get(stem, {})],
         "imports": [f"{module}: {', '.join(hits)}" for module, hits in imports.items()],
+        "kit code": kit_code_leaks(reach, code),
     }
 
 
@@ -683,6 +780,13 @@ EXAMPLES = {
     "06-renamed-csr": ("06", _md("3. `scipy.sparse.csr_matrix((np.ones(total), (doc_rows, word_cols)), "
                                  "shape=(n_docs, size))` adds up repeated pairs;\n4. return `(M @ M.T).toarray()`."),
                        "code"),
+    "06-legend-product": ("06", _code('ax.loglog(sizes, sparse_times, "s-", label=r"sparse counts: $K = C C\'$")'),
+                          "formulas"),
+    "10-lda-direction": ("10", _md(r"the KFD direction is the classical Fisher (LDA) direction "
+                                   r"$\mathbf{S}_W^{-1}(\mathbf{m}_1 - \mathbf{m}_0)$."), "formulas"),
+    "10-shared-covariance-ratio": ("10", _md(r"$$\ln \frac{p(\phi \mid y = 1)}{p(\phi \mid y = 0)} = w'\phi + b, "
+                                             r"\qquad \mathbf{w} = \mathbf{C}^{-1}(\mathbf{m}_1 - \mathbf{m}_0),$$"),
+                                   "formulas"),
     "06-import-text": ("06", _code("from kgslab import text\nK = text.bag_of_words_kernel(docs)"), "imports"),
     "04-norm-formulas": ("04", _md(r"* the mean feature vector has $\|\bar\phi\|^2 = \frac{1}{l^2}\sum_{i,j}"
                                    r"\mathbf{K}_{ij}$, the mean of all entries"), "formulas"),
@@ -708,6 +812,9 @@ EXAMPLES = {
                                          r"$t_i = \operatorname{atan2}(a_i, -b_i)$, the billiard's step 2"), "formulas"),
     "09-epsilon-of-n": ("09", _md(r"against the deviation $\epsilon(n) = \sqrt{\ln(1/\eta)/2n}$ that eq. (8) allows "
                                    r"at $\eta = 0.01$."), "formulas"),
+    # Found on the third session's read: the copy of 09 reached Exercise 9.3's answer read the other way through
+    # an imported function's code (also put back into diagnostics by test_hoeffding_epsilon_put_back_...).
+    "09-hoeffding-epsilon-code": ("09", _code("from kgslab.billiard_reference import hoeffding_epsilon"), "kit code"),
     "03-band-not-data": ("03", _md("The shaded band is where $f$ probably is. It is *not* where the data fall."),
                          "facts"),
 }
@@ -816,7 +923,7 @@ def test_no_module_a_copy_imports_holds_a_function_by_an_exercise_name(path):
     student = release_notebook(_read(path))
     asked = _functions_the_copy_asks_for(student)
     found = []
-    for name in sorted(imported_modules(student.cells)):
+    for name in sorted(reachable_modules(imported_modules(student.cells))):
         if not name.startswith("kgslab") or name.startswith("kgslab.check"):
             continue
         module = importlib.import_module(name)
@@ -832,3 +939,116 @@ def test_a_crossing_function_put_back_into_versionspace_is_found(monkeypatch):
     path = next(p for p in SOLUTIONS if _stem(p) == "08")
     with pytest.raises(AssertionError, match="kgslab.versionspace.crossing_angle"):
         test_no_module_a_copy_imports_holds_a_function_by_an_exercise_name(path)
+
+
+# ---- the kit's code a copy reaches: put back ------------------------------------------------------------------
+
+def _kit_code_of_09(student) -> list[str]:
+    path = next(p for p in SOLUTIONS if _stem(p) == "09")
+    return read_like_a_student("09", _read(path), student, _hints("09"))["kit code"]
+
+
+def test_hoeffding_epsilon_put_back_into_diagnostics_is_found(monkeypatch):
+    """Notebook 09 imported `diagnostics.hoeffding_epsilon`, Exercise 9.3's answer solved for epsilon instead of n
+    (the deviation sqrt(ln(1/eta) / 2n)); it moved to billiard_reference and 09 computes the deviation from the
+    student's own `hoeffding_bounces`. Put back (the function into diagnostics, the import into the copy), the
+    reader finds the code it shares with the answer."""
+    from kgslab import billiard_reference, diagnostics
+    path = next(p for p in SOLUTIONS if _stem(p) == "09")
+    student = release_notebook(_read(path))
+    clean = _kit_code_of_09(student)
+    monkeypatch.setattr(diagnostics, "hoeffding_epsilon", billiard_reference.hoeffding_epsilon, raising=False)
+    student.cells.insert(3, nbformat.v4.new_code_cell("from kgslab.diagnostics import hoeffding_epsilon"))
+    found = _kit_code_of_09(student)
+    assert len(found) > len(clean) and any(leak.startswith("kgslab.diagnostics.hoeffding_epsilon:") for leak in found)
+
+
+def _put_back_function(monkeypatch, tmp_path, module, name: str, source: str):
+    """Put a function of `source` (written to a file, so that `??` and inspect find its code) into `module`."""
+    (tmp_path / f"old_{name}.py").write_text(textwrap.dedent(source))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    function = getattr(importlib.import_module(f"old_{name}"), name)
+    function.__module__ = module.__name__            # as if it were the kit's own again
+    monkeypatch.setattr(module, name, function)
+
+
+def test_an_answer_line_put_back_into_figure2_curves_is_found(monkeypatch, tmp_path):
+    """`bt1999.figure2_curves` (09's copy imports bt1999) averaged the splits' errors with the line of Exercise
+    9.4's answer that gives no error where nothing is accepted, `np.divide(..., out=np.full(len(...), np.nan),
+    where=... > 0)`. Put back (a function of that source in bt1999), the reader finds it."""
+    from kgslab.papers import bt1999
+    student = release_notebook(_read(next(p for p in SOLUTIONS if _stem(p) == "09")))
+    clean = _kit_code_of_09(student)
+    _put_back_function(monkeypatch, tmp_path, bt1999, "figure2_curves", '''
+        import numpy as np
+
+        def figure2_curves(error_sum, counts, theta):
+            error_mean = np.divide(error_sum, counts, out=np.full(len(theta), np.nan), where=counts > 0)
+            return error_mean
+        ''')
+    found = _kit_code_of_09(student)
+    assert len(found) > len(clean) and any(leak.startswith("kgslab.papers.bt1999.figure2_curves:") for leak in found)
+
+
+def test_the_vote_put_back_into_kgs_is_found(monkeypatch, tmp_path):
+    """`kgs.vote` (08's copy imports kgs) computed the vote of Exercise 4 in its own line,
+    `np.mean(K_test @ alphas.T > 0, axis=1)`: the exercise's answer but for the mean over the draws. It now
+    averages circle's reference; put back, the reader finds the line (ANSWER_CODE)."""
+    from kgslab import kgs
+    path = next(p for p in SOLUTIONS if _stem(p) == "08")
+    solution, student = _read(path), release_notebook(_read(path))
+    clean = read_like_a_student("08", solution, student, _hints("08"))["kit code"]
+    _put_back_function(monkeypatch, tmp_path, kgs, "vote", '''
+        import numpy as np
+
+        def vote(alphas, K_test):
+            return np.mean(K_test @ alphas.T > 0, axis=1)
+        ''')
+    found = read_like_a_student("08", solution, student, _hints("08"))["kit code"]
+    assert len(found) > len(clean) and any(leak.startswith("kgslab.kgs.vote:") for leak in found)
+
+
+# ---- the kit's names a copy reaches: put back ---------------------------------------------------------------
+
+# (notebook, module the copy reaches, attribute put back, what it held): each held an exercise's answer under a
+# findable name until this session (third) made it private or moved it.
+REACHED = {
+    "05-kernel-adatron": ("05", "kgslab.adatron", "kernel_adatron", "kgslab.adatron_reference.kernel_adatron"),
+    "08-gibbs-step": ("08", "kgslab.kgs", "gibbs_step", "kgslab.circle.gibbs_step"),
+    "08-kgs-circle": ("08", "kgslab.kgs", "circle", "kgslab.circle"),
+    "09-billiard-crossings": ("09", "kgslab.billiard", "crossings", "kgslab.crossings"),
+    "02-widgets-kernel-ridge": ("02", "kgslab.widgets.regression", "kernel_ridge", "kgslab.regression.kernel_ridge"),
+    "03-widgets-gp-posterior": ("03", "kgslab.widgets.regression", "gp_posterior", "kgslab.regression.gp_posterior"),
+    "10-widgets-em": ("10", "kgslab.widgets.kfd", "label_noise_em", "kgslab.kfd.label_noise_em"),
+}
+
+
+@pytest.mark.parametrize("example", sorted(REACHED))
+def test_an_answer_put_back_where_a_copy_reaches_it_is_found(example, monkeypatch):
+    stem, module_name, attribute, held = REACHED[example]
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
+    solution, student = _read(path), release_notebook(_read(path))
+    clean = read_like_a_student(stem, solution, student, _hints(stem))["imports"]
+    module_path, _, name = held.rpartition(".")
+    try:
+        value = importlib.import_module(held)
+    except ImportError:
+        value = getattr(importlib.import_module(module_path), name)
+    monkeypatch.setattr(importlib.import_module(module_name), attribute, value, raising=False)
+    found = read_like_a_student(stem, solution, student, _hints(stem))["imports"]
+    assert len(found) > len(clean), f"{example}: putting it back was not noticed ({found})"
+
+
+def test_the_docstring_of_an_imported_class_is_read_where_it_is_imported(monkeypatch):
+    """10 imports LabelNoiseKFD from papers.kfd2001, but the class (and what help() shows of it) lives in kgslab.kfd:
+    its docstring is read as part of kfd2001. Put back with the maximiser of Exercise 10.5, the reader finds it."""
+    from kgslab.papers.kfd2001 import LabelNoiseKFD
+    path = next(p for p in SOLUTIONS if _stem(p) == "10")
+    solution, student = _read(path), release_notebook(_read(path))
+    clean = read_like_a_student("10", solution, student, _hints("10"))["docstrings"]
+    monkeypatch.setattr(LabelNoiseKFD, "__doc__", LabelNoiseKFD.__doc__ + "\n    alpha = (N + mu I)^-1 (M_1 - M_0)\n")
+    _docstrings_of.cache_clear()
+    try:
+        assert len(read_like_a_student("10", solution, student, _hints("10"))["docstrings"]) > len(clean)
+    finally:
+        _docstrings_of.cache_clear()

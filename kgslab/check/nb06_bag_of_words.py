@@ -4,7 +4,7 @@ The student writes the kernel twice, ``bow_kernel_naive(docs)`` (word counts in
 dictionaries, a loop over pairs) and ``bow_kernel_sparse(docs)`` (a sparse
 document x word count matrix C and K = C C').  Both must equal
 `kgslab.text.bag_of_words_kernel`: words are lower-cased maximal runs of
-letters (`kgslab.text.words`), not stemmed, stop words kept.
+letters (`kgslab.tokens.words`), not stemmed, stop words kept.
 
 Then the three experiments of Exercise 7, each a function the notebook runs on
 the corpus (references in `kgslab.papers.coursework`):
@@ -100,9 +100,9 @@ def _kernel_mistakes(docs) -> list[Mistake]:
                                "of each shared word, so a word that occurs twice in both documents adds 4.",
                 result=_kernel_of([Counter(set(c)) for c in counts])),
         Mistake("split-on-spaces", "the words are split on spaces only: a word is a lower-cased run of letters "
-                                   "(kgslab.text.words), so punctuation, digits and case do not make new words.",
+                                   "(kgslab.tokens.words), so punctuation, digits and case do not make new words.",
                 result=_kernel_of([Counter(doc.lower().split()) for doc in docs])),
-        Mistake("no-lower-case", "upper and lower case are different words here: kgslab.text.words lower-cases.",
+        Mistake("no-lower-case", "upper and lower case are different words here: kgslab.tokens.words lower-cases.",
                 result=_kernel_of([Counter(re.findall(r"[^\W\d_]+", doc)) for doc in docs])),
         Mistake("diagonal-missing", "the diagonal K[i, i] is missing: a document shares every word with itself.",
                 result=right - np.diag(np.diag(right))),
@@ -128,7 +128,7 @@ _SPARSE_CODE = ("vocabulary.setdefault(word, len(vocabulary)) gives a word its c
 
 _KERNEL_HINT = ("K[i, j] is the sum, over the words the two documents share, of (#occ. in i) x (#occ. in j) "
                 "(section 4): compare one wrong entry with the two documents of that test. Take the words from "
-                "kgslab.text.words (lower-cased runs of letters), as the reference does.")
+                "kgslab.tokens.words (lower-cased runs of letters), as the reference does.")
 
 _HIDDEN_WORDS = ("the law protects freedom of person press canton Federation vote VOTE L'État liberté élu "
                  "art.12 paragraph 26 shall legislate guaranteed").split()

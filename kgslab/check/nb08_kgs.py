@@ -149,7 +149,7 @@ nb08_exercise_2 = Exercise(
 
 nb08_exercise_3 = Exercise(
     "nb08_exercise_3", "One full step of the KGS (steps 3-8)",
-    circle.step_on_circle, _step_cases, points=4, closed=("kgslab.kgs.gibbs_step",),
+    circle.step_on_circle, _step_cases, points=4, closed=("kgslab.circle.gibbs_step",),
     compare=_compare_step,
     hint="the step needs the outputs of w and of v on the training points (the features are their coordinates), "
          "your crossing angles and arc errors (exercises 1-2), one angle theta drawn from the arcs by the kit's "

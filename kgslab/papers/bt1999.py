@@ -252,7 +252,7 @@ def figure2_curves(results, n_thresholds: int = 41, theta_max=None, curve=None, 
         finite = np.isfinite(error)
         counts = finite.sum(axis=0)
         error_sum = np.where(finite, error, 0.0).sum(axis=0)
-        error_mean = np.divide(error_sum, counts, out=np.full(len(theta), np.nan), where=counts > 0)
+        error_mean = error_sum / np.where(counts > 0, counts, np.nan)      # NaN where no split has an error
         deviation = np.where(finite, error - error_mean, 0.0)
         error_sem = np.sqrt((deviation ** 2).sum(axis=0) / np.maximum(counts, 1)) / np.sqrt(np.maximum(counts, 1))
         curves[method] = {"rejection": rejection.mean(axis=0),

@@ -13,7 +13,7 @@
 * `load_result`: committed paper-sized runs in data/results/ (`python -m kgslab.papers.kfd2001 digits`
   and `... toy`).
 
-The algorithms (`kgslab.kfd`) import nothing from here.
+The algorithms import nothing from here.
 """
 
 from __future__ import annotations

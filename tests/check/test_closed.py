@@ -109,7 +109,7 @@ def test_the_kits_crossing_angle_earns_nothing_for_the_crossing_exercises():
     from kgslab import billiard, circle
 
     def flight_times(margins, slopes):
-        return billiard.crossings.crossing_angle(np.maximum(margins, 0.0), slopes)
+        return billiard._crossings.crossing_angle(np.maximum(margins, 0.0), slopes)
 
     def crossing_angles(w_outputs, v_outputs, y):
         first = circle.crossing_angle(y * w_outputs, y * v_outputs)
