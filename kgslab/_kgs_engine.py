@@ -33,7 +33,7 @@ from scipy.linalg.blas import drot
 from ._blas import blas_threads
 from ._validation import check_work_budget
 from .crossings import crossing_half_angles
-from .versionspace import pick_by_weight, random_tangents, start_in_version_space
+from .versionspace import random_tangents, start_in_version_space
 
 #: steps between two renormalisations of a chain's point: the rotation keeps |c| = 1 up to ~1e-16 a step.
 RENORMALISE = 32
@@ -240,6 +240,19 @@ def pair_weights(tables, entries, lengths):
 # ---------------------------------------------------------------------------
 # Steps 3-8: move every chain along its circle
 # ---------------------------------------------------------------------------
+def pick_pairs(cumulative, uniforms):
+    """For each row of cumulative weights (k, m) the index j with probability weights[j] / total (step 7).
+
+    `versionspace.pick_by_weight` for k rows at once: the first cumulative sum above uniform x total, counted
+    (the sums of one row never decrease, so the count of those at or below it is the binary search's answer).
+    """
+    totals = cumulative[:, -1]
+    if not np.all(totals > 0):
+        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
+    j = (cumulative <= (uniforms * totals)[:, None]).sum(axis=1)
+    return np.minimum(j, cumulative.shape[1] - 1, out=j)       # uniform x total rounded up to the total
+
+
 def move_on_circle(coords, margins, circle, tables, rng):
     """Steps 3-8 for k chains: coords (k, r) and margins (k, m) move in place to the new points; returns theta (k,).
 
@@ -252,14 +265,12 @@ def move_on_circle(coords, margins, circle, tables, rng):
     half, errors, lengths = sweep_half_circle(margins, slopes)          # steps 3-6
     entries = errors if tables.row_offsets is None else errors + tables.row_offsets
     cumulative = pair_weights(tables, entries, lengths)                 # step 7, by antipodal pairs
-    uniforms = rng.random((k, 3)).tolist()
-    thetas = np.empty(k)
-    for i in range(k):
-        u_pair, u_turn, u_within = uniforms[i]
-        j = pick_by_weight(cumulative[i], u_pair)                       # a pair of arcs (eq. 3)
-        turn = u_turn >= tables.first_share[entries[i, j]]              # one of its two arcs
-        theta = half[i, j] + math.pi * turn + u_within * lengths[i, j]
-        thetas[i] = theta
+    u_pair, u_turn, u_within = rng.random((k, 3)).T
+    j = pick_pairs(cumulative, u_pair)                                  # a pair of arcs per chain (eq. 3)
+    flat = np.arange(0, k * m, m) + j                                   # entry (i, j[i]) of the (k, m) arrays
+    turn = u_turn >= tables.first_share.take(entries.take(flat))        # one of its two arcs
+    thetas = half.take(flat) + math.pi * turn + u_within * lengths.take(flat)
+    for i, theta in enumerate(thetas.tolist()):
         cos_t, sin_t = math.cos(theta), -math.sin(theta)                # step 8, towards -direction
         # BLAS plane rotation drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by
         # position: x <- c x + s y in place, one pass (and y <- c y - s x: direction and slopes are spent)
