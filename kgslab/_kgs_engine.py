@@ -20,6 +20,12 @@ Arcs come in antipodal pairs (arc j + pi has every margin negated: m - e_j error
 sorts the m crossings in (-pi/2, pi/2) only (`sweep_half_circle`) and draws a pair before one of its two arcs
 (`PairTables`).  One matrix-vector product per chain, one arctan and one sort of m numbers per chain, a few passes
 over the m pairs, then per chain a binary search and a plane rotation: nothing else is O(m r).
+
+Numpy does the arithmetic over all chains at once (the tangents, the products, the arctan, the sort); what is
+left per chain is a short loop: the passes over its m pairs and its draw (`_draw_angles`) and its BLAS
+rotations (`_rotate_rows`), compiled by numba, each with its numpy or scipy reference (`draw_angles`,
+`rotate_by_scipy`) that it matches bit for bit: the same operations on the same numbers in the same order, so
+the draws do not depend on which path ran.  In Python the loops cost more than the work (about 60 calls a step).
 """
 
 from __future__ import annotations
@@ -330,14 +336,52 @@ def _compiled_draw():
     return numba.njit(cache=True)(_draw_angles)
 
 
+def _rotate_rows(x, y, cosines, sines, blas_args):
+    """x[i] <- c_i x[i] + s_i y[i] and y[i] <- c_i y[i] - s_i x[i] for every row i (step 8), in place.
+
+    The loop over rows of `move_on_circle`'s plane rotations, compiled by numba (`_compiled_rotation`): row after
+    row it makes the BLAS call drot(n, x_i, incx, y_i, incy, c_i, s_i) that scipy.linalg.blas.drot makes, on
+    the same library (scipy's BLAS, through scipy.linalg.cython_blas), so the rows come out the same bit for
+    bit; what it saves is Python's cost per call.  blas_args: scratch (4,) int32 and (2,) float64 arrays for
+    the arguments, which Fortran BLAS takes by reference.
+    """
+    counts, scalars = blas_args
+    counts[0] = x.shape[1]
+    counts[1] = x.strides[1] // x.itemsize
+    counts[2] = y.strides[1] // y.itemsize
+    for i in range(x.shape[0]):
+        scalars[0] = cosines[i]
+        scalars[1] = sines[i]
+        _blas_drot(counts[0:].ctypes, x[i].ctypes, counts[1:].ctypes, y[i].ctypes, counts[2:].ctypes,
+                   scalars[0:].ctypes, scalars[1:].ctypes)
+
+
+_blas_drot = None   # BLAS drot as numba calls it: set by `_compiled_rotation`
+
+
+@functools.cache
+def _compiled_rotation():
+    """`_rotate_rows` compiled by numba, calling scipy's BLAS drot by a symbol name registered with LLVM (so that
+    cache=True can keep the machine code on disk: a raw function address would change with every process)."""
+    global _blas_drot
+    import llvmlite.binding
+    import numba
+    from numba.extending import get_cython_function_address
+
+    llvmlite.binding.add_symbol("kgslab_scipy_drot", get_cython_function_address("scipy.linalg.cython_blas", "drot"))
+    ints, doubles = numba.types.CPointer(numba.types.int32), numba.types.CPointer(numba.types.float64)
+    _blas_drot = numba.types.ExternalFunction("kgslab_scipy_drot",
+                                              numba.types.void(ints, doubles, ints, doubles, ints, doubles, doubles))
+    return numba.njit(cache=True)(_rotate_rows)
+
+
 def move_on_circle(coords, margins, circle, tables, rng):
     """Steps 3-8 for k chains: coords (k, r) and margins (k, m) move in place to the new points; returns theta (k,).
 
     The circle is walked towards -direction, as likely as +direction: its slopes are then -slopes, so the sweep's
     "minus slopes" are the slopes as they come (no pass to negate them), and theta is measured that way.
     """
-    k, rank = coords.shape
-    m = margins.shape[1]
+    k = coords.shape[0]
     direction, slopes = circle
     half = sorted_half_angles(margins, slopes)                          # steps 3-5
     uniforms = rng.random((k, 3))
@@ -345,13 +389,26 @@ def move_on_circle(coords, margins, circle, tables, rng):
     offsets = np.zeros(k, dtype=np.int64) if tables.row_offsets is None else tables.row_offsets.ravel()
     if _compiled_draw()(half, tables.weight, tables.first_share, offsets, uniforms, FAINT, thetas) < k:
         thetas = draw_angles(half, tables, uniforms)                    # a faint circle: numpy's log space
-    for i, theta in enumerate(thetas.tolist()):
-        cos_t, sin_t = math.cos(theta), -math.sin(theta)                # step 8, towards -direction
-        # BLAS plane rotation drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by
-        # position: x <- c x + s y in place, one pass (and y <- c y - s x: direction and slopes are spent)
-        drot(coords[i], direction[i], cos_t, sin_t, rank, 0, 1, 0, 1, 1, 1)
-        drot(margins[i], slopes[i], cos_t, sin_t, m, 0, 1, 0, 1, 1, 1)
+    # step 8, towards -direction: BLAS plane rotations x <- c x + s y in place, one pass (and y <- c y - s x:
+    # direction and slopes are spent); cos and sin from Python's math, as a reference step computes them
+    angles = thetas.tolist()
+    cosines = np.array([math.cos(theta) for theta in angles])
+    sines = np.array([-math.sin(theta) for theta in angles])
+    rotate, blas_args = _compiled_rotation(), (np.empty(3, dtype=np.int32), np.empty(2))
+    rotate(coords, direction, cosines, sines, blas_args)
+    rotate(margins, slopes, cosines, sines, blas_args)
     return thetas
+
+
+def rotate_by_scipy(coords, margins, circle, thetas):
+    """Step 8 of `move_on_circle` as scipy.linalg.blas.drot calls, chain by chain: the reference of the compiled
+    rotation (`_rotate_rows`)."""
+    direction, slopes = circle
+    for i, theta in enumerate(thetas.tolist()):
+        cos_t, sin_t = math.cos(theta), -math.sin(theta)
+        # drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by position
+        drot(coords[i], direction[i], cos_t, sin_t, coords.shape[1], 0, 1, 0, 1, 1, 1)
+        drot(margins[i], slopes[i], cos_t, sin_t, margins.shape[1], 0, 1, 0, 1, 1, 1)
 
 
 def undo_drift(coords, margins):

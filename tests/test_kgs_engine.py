@@ -7,8 +7,9 @@ import pytest
 from exact_posteriors import circle_grid, exact_vote, problem
 from test_circle import random_step
 from kgslab import circle, kgs
-from kgslab._kgs_engine import (FAINT, PairTables, _compiled_draw, arcs_of_sorted, draw_angles, move_on_circle,
-                                propose_circle, sorted_half_angles, sweep_half_circle)
+from kgslab._kgs_engine import (FAINT, Circle, PairTables, _compiled_draw, arcs_of_sorted, draw_angles,
+                                move_on_circle, propose_circle, rotate_by_scipy, sorted_half_angles,
+                                sweep_half_circle)
 from kgslab.kernels import linear_kernel
 
 
@@ -119,3 +120,26 @@ def test_the_compiled_draw_hands_faint_circles_to_numpy():
     thetas = np.empty(k)
     assert _compiled_draw()(half, tables.weight, tables.first_share, np.zeros(k, dtype=np.int64), rng.random((k, 3)),
                             FAINT, thetas) == 1
+
+
+@pytest.mark.parametrize("k, r, m", [(1, 2, 1), (4, 3, 10), (80, 76, 76), (5, 17, 300)])
+def test_the_compiled_rotation_gives_scipys_drot_bit_for_bit(k, r, m):
+    # a whole step: the compiled draw and rotation against numpy's draw and scipy.linalg.blas.drot chain by chain
+    rng = np.random.default_rng(k + r + m)
+    coords = rng.standard_normal((k, r))
+    coords /= np.linalg.norm(coords, axis=1, keepdims=True)
+    signed = rng.standard_normal((m, r))
+    margins = coords @ signed.T
+    tables = PairTables.of(0.2, m)
+    circle = propose_circle(coords, signed, rng)
+    state = rng.bit_generator.state
+    moved_coords, moved_margins = coords.copy(), margins.copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        thetas = move_on_circle(moved_coords, moved_margins, Circle(circle.direction.copy(), circle.slopes.copy()),
+                                tables, rng)
+        rng.bit_generator.state = state
+        expected = draw_angles(sorted_half_angles(margins, circle.slopes), tables, rng.random((k, 3)))
+    assert thetas.tobytes() == expected.tobytes()
+    assert not np.any(moved_coords == coords)                           # the step moved every chain
+    rotate_by_scipy(coords, margins, circle, thetas)
+    assert moved_coords.tobytes() == coords.tobytes() and moved_margins.tobytes() == margins.tobytes()
