@@ -20,17 +20,10 @@ Arcs come in antipodal pairs (arc j + pi has every margin negated: m - e_j error
 sorts the m crossings in (-pi/2, pi/2) only (`sweep_half_circle`) and draws a pair before one of its two arcs
 (`PairTables`).  One matrix-vector product per chain, one arctan and one sort of m numbers per chain, a few passes
 over the m pairs, then per chain a binary search and a plane rotation: nothing else is O(m r).
-
-Numpy does the arithmetic over all chains at once (the tangents, the products, the arctan, the sort); what is
-left per chain is a short loop: the passes over its m pairs and its draw (`_draw_angles`) and its BLAS
-rotations (`_rotate_rows`), compiled by numba, each with its numpy or scipy reference (`draw_angles`,
-`rotate_by_scipy`) that it matches bit for bit: the same operations on the same numbers in the same order, so
-the draws do not depend on which path ran.  In Python the loops cost more than the work (about 60 calls a step).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import NamedTuple
 
@@ -40,7 +33,7 @@ from scipy.linalg.blas import drot
 from ._blas import blas_threads
 from ._validation import check_work_budget
 from .crossings import crossing_half_angles
-from .versionspace import pick_by_weight, random_tangents, start_in_version_space
+from .versionspace import random_tangents, start_in_version_space
 
 #: steps between two renormalisations of a chain's point: the rotation keeps |c| = 1 up to ~1e-16 a step.
 RENORMALISE = 32
@@ -173,22 +166,9 @@ def sweep_half_circle(margins, minus_slopes):
     n_j the crossings among the first j + 1 that turn negative, N all of them.  The antipodal arc (+ pi) has every
     margin negated: m - errors[:, j] errors, the same length.
     """
-    half = sorted_half_angles(margins, minus_slopes)
-    errors, lengths = arcs_of_sorted(half)
-    return half, errors, lengths
-
-
-def sorted_half_angles(margins, minus_slopes):
-    """Steps 3-5 of `sweep_half_circle`: the crossings in (-pi/2, pi/2), sorted, each with its turn (`_sort_with_turns`)."""
+    m = margins.shape[1]
     half = crossing_half_angles(margins, minus_slopes)
-    _sort_with_turns(half, minus_slopes > 0)
-    return half
-
-
-def arcs_of_sorted(half):
-    """Step 6 of `sweep_half_circle`: (errors, lengths) of the arcs from the sorted half-angles."""
-    m = half.shape[1]
-    errors = half.view(np.int64) & 1                       # the turns, in the sorted order
+    errors = _sort_with_turns(half, minus_slopes > 0)
     errors.cumsum(axis=1, out=errors)                      # n_j
     all_turned_negative = errors[:, -1:].copy()            # N
     errors <<= 1                                           # in place: ufuncs on one array are cheapest
@@ -197,7 +177,7 @@ def arcs_of_sorted(half):
     lengths = np.empty_like(half)     # (plain ufuncs: np.diff's Python wrapper costs more than the work)
     np.subtract(half[:, 1:], half[:, :-1], out=lengths[:, :-1])
     np.subtract(half[:, 0] + np.pi, half[:, -1], out=lengths[:, -1])
-    return errors, lengths
+    return half, errors, lengths
 
 
 # ---------------------------------------------------------------------------
@@ -261,118 +241,16 @@ def pair_weights(tables, entries, lengths):
 # Steps 3-8: move every chain along its circle
 # ---------------------------------------------------------------------------
 def pick_pairs(cumulative, uniforms):
-    """For each row of cumulative weights (k, m) the index j with probability weights[j] / total (step 7):
-    `versionspace.pick_by_weight` row by row (a binary search for the first sum above uniform x total)."""
-    return np.array([pick_by_weight(row, u) for row, u in zip(cumulative, uniforms.tolist())], dtype=np.int64)
+    """For each row of cumulative weights (k, m) the index j with probability weights[j] / total (step 7).
 
-
-def draw_angles(half, tables, uniforms):
-    """Steps 5-7 for k circles in numpy: theta (k,) from the sorted half-angles of `sweep_half_circle`.
-
-    half: the crossings as `_sort_with_turns` leaves them (sorted, each carrying its turn in its lowest bit);
-    uniforms (k, 3): per circle the draw of a pair of arcs, of one of its two arcs, and of theta within it.
-    The reference of the compiled `_draw_angles` (the same arithmetic), and the path of faint circles.
+    `versionspace.pick_by_weight` for k rows at once: the first cumulative sum above uniform x total, counted
+    (the sums of one row never decrease, so the count of those at or below it is the binary search's answer).
     """
-    k, m = half.shape
-    errors, lengths = arcs_of_sorted(half)
-    entries = errors if tables.row_offsets is None else errors + tables.row_offsets
-    cumulative = pair_weights(tables, entries, lengths)                 # step 7, by antipodal pairs
-    u_pair, u_turn, u_within = uniforms.T
-    j = pick_pairs(cumulative, u_pair)                                  # a pair of arcs per chain (eq. 3)
-    flat = np.arange(0, k * m, m) + j                                   # entry (i, j[i]) of the (k, m) arrays
-    turn = u_turn >= tables.first_share.take(entries.take(flat))        # one of its two arcs
-    return half.take(flat) + math.pi * turn + u_within * lengths.take(flat)
-
-
-def _draw_angles(half, weight, first_share, row_offsets, uniforms, faint, thetas):
-    """Steps 5-7 of `draw_angles` as one loop per circle, compiled by numba (`_compiled_draw`): theta into
-    thetas, circle after circle; returns how many circles it drew (k, or the first faint one, which numpy's
-    log-space path of `pair_weights` draws).
-
-    The same operations on the same numbers in the same order as `sweep_half_circle`, `pair_weights` and
-    `pick_by_weight` (integer counts; products, sums and differences of doubles, never fused; numpy's binary
-    search): the same theta bit for bit, without numpy's cost per call on m numbers (about 30 calls a step).
-    """
-    k, m = half.shape
-    turns = half.view(np.int64)
-    cumulative = np.empty(m)
-    entries = np.empty(m, np.int64)
-    for i in range(k):
-        all_turned_negative = 0                                         # N of `sweep_half_circle`
-        for j in range(m):
-            all_turned_negative += turns[i, j] & 1
-        turned_negative = 0                                             # n_j
-        total = 0.0
-        for j in range(m):
-            turned_negative += turns[i, j] & 1
-            entries[j] = 2 * turned_negative - (j + 1 - m) - all_turned_negative + row_offsets[i]
-            end = half[i, j + 1] if j + 1 < m else half[i, 0] + math.pi
-            total += weight[entries[j]] * (end - half[i, j])
-            cumulative[j] = total
-        if not total >= faint:                  # faint (or no mass at all: numpy's path raises the error)
-            return i
-        target = uniforms[i, 0] * total
-        low, high = 0, m                        # numpy's searchsorted(target, "right")
-        while low < high:
-            middle = low + ((high - low) >> 1)
-            if cumulative[middle] <= target:
-                low = middle + 1
-            else:
-                high = middle
-        j = low if low < m else m - 1           # uniform x total rounded up to the total
-        turn = uniforms[i, 1] >= first_share[entries[j]]
-        end = half[i, j + 1] if j + 1 < m else half[i, 0] + math.pi
-        thetas[i] = (half[i, j] + (math.pi if turn else 0.0)) + uniforms[i, 2] * (end - half[i, j])
-    return k
-
-
-@functools.cache
-def _compiled_draw():
-    """`_draw_angles` compiled by numba (imported on the first step: most of the kit never needs it).
-
-    cache=True keeps the machine code on disk after the first call (about a second once per install).
-    """
-    import numba
-    return numba.njit(cache=True)(_draw_angles)
-
-
-def _rotate_rows(x, y, cosines, sines, blas_args):
-    """x[i] <- c_i x[i] + s_i y[i] and y[i] <- c_i y[i] - s_i x[i] for every row i (step 8), in place.
-
-    The loop over rows of `move_on_circle`'s plane rotations, compiled by numba (`_compiled_rotation`): row after
-    row it makes the BLAS call drot(n, x_i, incx, y_i, incy, c_i, s_i) that scipy.linalg.blas.drot makes, on
-    the same library (scipy's BLAS, through scipy.linalg.cython_blas), so the rows come out the same bit for
-    bit; what it saves is Python's cost per call.  blas_args: scratch (4,) int32 and (2,) float64 arrays for
-    the arguments, which Fortran BLAS takes by reference.
-    """
-    counts, scalars = blas_args
-    counts[0] = x.shape[1]
-    counts[1] = x.strides[1] // x.itemsize
-    counts[2] = y.strides[1] // y.itemsize
-    for i in range(x.shape[0]):
-        scalars[0] = cosines[i]
-        scalars[1] = sines[i]
-        _blas_drot(counts[0:].ctypes, x[i].ctypes, counts[1:].ctypes, y[i].ctypes, counts[2:].ctypes,
-                   scalars[0:].ctypes, scalars[1:].ctypes)
-
-
-_blas_drot = None   # BLAS drot as numba calls it: set by `_compiled_rotation`
-
-
-@functools.cache
-def _compiled_rotation():
-    """`_rotate_rows` compiled by numba, calling scipy's BLAS drot by a symbol name registered with LLVM (so that
-    cache=True can keep the machine code on disk: a raw function address would change with every process)."""
-    global _blas_drot
-    import llvmlite.binding
-    import numba
-    from numba.extending import get_cython_function_address
-
-    llvmlite.binding.add_symbol("kgslab_scipy_drot", get_cython_function_address("scipy.linalg.cython_blas", "drot"))
-    ints, doubles = numba.types.CPointer(numba.types.int32), numba.types.CPointer(numba.types.float64)
-    _blas_drot = numba.types.ExternalFunction("kgslab_scipy_drot",
-                                              numba.types.void(ints, doubles, ints, doubles, ints, doubles, doubles))
-    return numba.njit(cache=True)(_rotate_rows)
+    totals = cumulative[:, -1]
+    if not np.all(totals > 0):
+        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
+    j = (cumulative <= (uniforms * totals)[:, None]).sum(axis=1)
+    return np.minimum(j, cumulative.shape[1] - 1, out=j)       # uniform x total rounded up to the total
 
 
 def move_on_circle(coords, margins, circle, tables, rng):
@@ -381,34 +259,24 @@ def move_on_circle(coords, margins, circle, tables, rng):
     The circle is walked towards -direction, as likely as +direction: its slopes are then -slopes, so the sweep's
     "minus slopes" are the slopes as they come (no pass to negate them), and theta is measured that way.
     """
-    k = coords.shape[0]
+    k, rank = coords.shape
+    m = margins.shape[1]
     direction, slopes = circle
-    half = sorted_half_angles(margins, slopes)                          # steps 3-5
-    uniforms = rng.random((k, 3))
-    thetas = np.empty(k)
-    offsets = np.zeros(k, dtype=np.int64) if tables.row_offsets is None else tables.row_offsets.ravel()
-    if _compiled_draw()(half, tables.weight, tables.first_share, offsets, uniforms, FAINT, thetas) < k:
-        thetas = draw_angles(half, tables, uniforms)                    # a faint circle: numpy's log space
-    # step 8, towards -direction: BLAS plane rotations x <- c x + s y in place, one pass (and y <- c y - s x:
-    # direction and slopes are spent); cos and sin from Python's math, as a reference step computes them
-    angles = thetas.tolist()
-    cosines = np.array([math.cos(theta) for theta in angles])
-    sines = np.array([-math.sin(theta) for theta in angles])
-    rotate, blas_args = _compiled_rotation(), (np.empty(3, dtype=np.int32), np.empty(2))
-    rotate(coords, direction, cosines, sines, blas_args)
-    rotate(margins, slopes, cosines, sines, blas_args)
-    return thetas
-
-
-def rotate_by_scipy(coords, margins, circle, thetas):
-    """Step 8 of `move_on_circle` as scipy.linalg.blas.drot calls, chain by chain: the reference of the compiled
-    rotation (`_rotate_rows`)."""
-    direction, slopes = circle
+    half, errors, lengths = sweep_half_circle(margins, slopes)          # steps 3-6
+    entries = errors if tables.row_offsets is None else errors + tables.row_offsets
+    cumulative = pair_weights(tables, entries, lengths)                 # step 7, by antipodal pairs
+    u_pair, u_turn, u_within = rng.random((k, 3)).T
+    j = pick_pairs(cumulative, u_pair)                                  # a pair of arcs per chain (eq. 3)
+    flat = np.arange(0, k * m, m) + j                                   # entry (i, j[i]) of the (k, m) arrays
+    turn = u_turn >= tables.first_share.take(entries.take(flat))        # one of its two arcs
+    thetas = half.take(flat) + math.pi * turn + u_within * lengths.take(flat)
     for i, theta in enumerate(thetas.tolist()):
-        cos_t, sin_t = math.cos(theta), -math.sin(theta)
-        # drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by position
-        drot(coords[i], direction[i], cos_t, sin_t, coords.shape[1], 0, 1, 0, 1, 1, 1)
-        drot(margins[i], slopes[i], cos_t, sin_t, margins.shape[1], 0, 1, 0, 1, 1, 1)
+        cos_t, sin_t = math.cos(theta), -math.sin(theta)                # step 8, towards -direction
+        # BLAS plane rotation drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by
+        # position: x <- c x + s y in place, one pass (and y <- c y - s x: direction and slopes are spent)
+        drot(coords[i], direction[i], cos_t, sin_t, rank, 0, 1, 0, 1, 1, 1)
+        drot(margins[i], slopes[i], cos_t, sin_t, m, 0, 1, 0, 1, 1, 1)
+    return thetas
 
 
 def undo_drift(coords, margins):

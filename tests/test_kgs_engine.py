@@ -7,9 +7,7 @@ import pytest
 from exact_posteriors import circle_grid, exact_vote, problem
 from test_circle import random_step
 from kgslab import circle, kgs
-from kgslab._kgs_engine import (FAINT, Circle, PairTables, _compiled_draw, arcs_of_sorted, draw_angles,
-                                move_on_circle, propose_circle, rotate_by_scipy, sorted_half_angles,
-                                sweep_half_circle)
+from kgslab._kgs_engine import FAINT, PairTables, move_on_circle, propose_circle, sweep_half_circle
 from kgslab.kernels import linear_kernel
 
 
@@ -76,70 +74,3 @@ def test_stacked_tables_give_each_chain_its_own_flip_rate():
                 move_on_circle(coords, margins, propose_circle(coords, signed, rng), PairTables.of(q, 15), rng)
         np.testing.assert_array_equal(stacked_coords[i], coords[i])
         np.testing.assert_array_equal(stacked_margins[i], margins[i])
-
-
-@pytest.mark.parametrize("m, q", [(1, 0.2), (2, 0.0), (9, 0.0), (9, 0.3), (76, 0.1), (76, 0.01), (300, 0.05)])
-def test_the_compiled_draw_gives_numpys_angles_bit_for_bit(m, q):
-    # The step draws theta with a compiled loop (_draw_angles); numpy's draw_angles is its reference: the same
-    # theta to the last bit, for one table and for stacked tables, with q = 0's empty arcs and the search's ties.
-    rng = np.random.default_rng(m)
-    k = 64
-    margins, slopes = rng.standard_normal((k, m)), rng.standard_normal((k, m))
-    if q == 0.0:
-        margins = np.abs(margins)                           # every point right at theta = 0: version space
-    else:
-        slopes[::7, 0] = 0.0                                # crossings at +-pi/2 (b_i = 0)
-    uniforms = rng.random((k, 3))
-    uniforms[::5, 0] = 0.0                                  # the search's ends
-    uniforms[1::5, 0] = np.nextafter(1.0, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        half = sorted_half_angles(margins, slopes)
-    row_q = rng.choice([q, 0.4, 0.25], k) if q > 0 else np.zeros(k)
-    for tables, offsets in ((PairTables.of(q, m), np.zeros(k, dtype=np.int64)),
-                            (PairTables.stacked(row_q, m), (m + 1) * np.arange(k))):
-        thetas = np.full(k, np.nan)
-        drawn = _compiled_draw()(half, tables.weight, tables.first_share, offsets, uniforms, FAINT, thetas)
-        assert drawn == k
-        expected = draw_angles(half, tables, uniforms)
-        assert thetas.tobytes() == expected.tobytes()
-
-
-def test_the_compiled_draw_hands_faint_circles_to_numpy():
-    # a circle whose weights underflow is not drawn by the compiled loop: it says where it stopped, and the
-    # move redoes the step in numpy's log space (test_circles_whose_likelihood_underflows_are_sampled_in_log_space)
-    m, k = 900, 3
-    tables = PairTables.of(0.1, m)
-    rng = np.random.default_rng(0)
-    margins, slopes = rng.standard_normal((k, m)), rng.standard_normal((k, m))
-    margins[0] = np.abs(margins[0])                          # circle 0: no error at theta = 0
-    margins[1, 450:], slopes[1, 450:] = -margins[1, :450], -slopes[1, :450]   # circle 1: 450 errors everywhere
-    half = sorted_half_angles(margins, slopes)
-    errors, lengths = arcs_of_sorted(half)
-    total = (tables.weight.take(errors) * lengths).sum(axis=1)
-    assert total[0] >= FAINT > total[1]
-    thetas = np.empty(k)
-    assert _compiled_draw()(half, tables.weight, tables.first_share, np.zeros(k, dtype=np.int64), rng.random((k, 3)),
-                            FAINT, thetas) == 1
-
-
-@pytest.mark.parametrize("k, r, m", [(1, 2, 1), (4, 3, 10), (80, 76, 76), (5, 17, 300)])
-def test_the_compiled_rotation_gives_scipys_drot_bit_for_bit(k, r, m):
-    # a whole step: the compiled draw and rotation against numpy's draw and scipy.linalg.blas.drot chain by chain
-    rng = np.random.default_rng(k + r + m)
-    coords = rng.standard_normal((k, r))
-    coords /= np.linalg.norm(coords, axis=1, keepdims=True)
-    signed = rng.standard_normal((m, r))
-    margins = coords @ signed.T
-    tables = PairTables.of(0.2, m)
-    circle = propose_circle(coords, signed, rng)
-    state = rng.bit_generator.state
-    moved_coords, moved_margins = coords.copy(), margins.copy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        thetas = move_on_circle(moved_coords, moved_margins, Circle(circle.direction.copy(), circle.slopes.copy()),
-                                tables, rng)
-        rng.bit_generator.state = state
-        expected = draw_angles(sorted_half_angles(margins, circle.slopes), tables, rng.random((k, 3)))
-    assert thetas.tobytes() == expected.tobytes()
-    assert not np.any(moved_coords == coords)                           # the step moved every chain
-    rotate_by_scipy(coords, margins, circle, thetas)
-    assert moved_coords.tobytes() == coords.tobytes() and moved_margins.tobytes() == margins.tobytes()
