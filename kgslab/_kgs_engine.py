@@ -45,6 +45,10 @@ FAINT = 1e-280
 #: m r from which the chains' products are one BLAS gemv each: OpenBLAS's gemm for a few rows packs the whole
 #: m x r matrix on every call (2-6 matrix-vector products, benchmarks/bench_kgs.py); below it one call is cheaper.
 ROWWISE_PRODUCTS = 40_000
+#: chains from which a step draws its pairs of arcs in one pass over all chains (`pick_pairs`); fewer are drawn one
+#: by one, where a dozen numpy calls on k numbers cost more than k binary searches (m = 76: one pass is slower up
+#: to 4 chains, even at 6, faster from 8 on; the tempered ladder of `kgslab.evidence` steps 80)
+ONE_PASS_DRAWS = 8
 
 
 def check_steps(n_steps, name, value):
@@ -240,6 +244,19 @@ def pair_weights(tables, entries, lengths):
 # ---------------------------------------------------------------------------
 # Steps 3-8: move every chain along its circle
 # ---------------------------------------------------------------------------
+def pick_pairs(cumulative, uniforms):
+    """For each row of cumulative weights (k, m) the index j with probability weights[j] / total (step 7).
+
+    `versionspace.pick_by_weight` for k rows at once: the first cumulative sum above uniform x total, counted
+    (the sums of one row never decrease, so the count of those at or below it is the binary search's answer).
+    """
+    totals = cumulative[:, -1]
+    if not np.all(totals > 0):
+        raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
+    j = (cumulative <= (uniforms * totals)[:, None]).sum(axis=1)
+    return np.minimum(j, cumulative.shape[1] - 1, out=j)       # uniform x total rounded up to the total
+
+
 def move_on_circle(coords, margins, circle, tables, rng):
     """Steps 3-8 for k chains: coords (k, r) and margins (k, m) move in place to the new points; returns theta (k,).
 
@@ -252,14 +269,20 @@ def move_on_circle(coords, margins, circle, tables, rng):
     half, errors, lengths = sweep_half_circle(margins, slopes)          # steps 3-6
     entries = errors if tables.row_offsets is None else errors + tables.row_offsets
     cumulative = pair_weights(tables, entries, lengths)                 # step 7, by antipodal pairs
-    uniforms = rng.random((k, 3)).tolist()
-    thetas = np.empty(k)
-    for i in range(k):
-        u_pair, u_turn, u_within = uniforms[i]
-        j = pick_by_weight(cumulative[i], u_pair)                       # a pair of arcs (eq. 3)
-        turn = u_turn >= tables.first_share[entries[i, j]]              # one of its two arcs
-        theta = half[i, j] + math.pi * turn + u_within * lengths[i, j]
-        thetas[i] = theta
+    uniforms = rng.random((k, 3))
+    if k < ONE_PASS_DRAWS:
+        thetas = np.empty(k)
+        for i, (u_pair, u_turn, u_within) in enumerate(uniforms.tolist()):
+            j = pick_by_weight(cumulative[i], u_pair)                   # a pair of arcs (eq. 3)
+            turn = u_turn >= tables.first_share[entries[i, j]]          # one of its two arcs
+            thetas[i] = half[i, j] + math.pi * turn + u_within * lengths[i, j]
+    else:                                                               # the same draws for all chains at once
+        u_pair, u_turn, u_within = uniforms.T
+        j = pick_pairs(cumulative, u_pair)
+        flat = np.arange(0, k * m, m) + j                               # entry (i, j[i]) of the (k, m) arrays
+        turn = u_turn >= tables.first_share.take(entries.take(flat))
+        thetas = half.take(flat) + math.pi * turn + u_within * lengths.take(flat)
+    for i, theta in enumerate(thetas.tolist()):
         cos_t, sin_t = math.cos(theta), -math.sin(theta)                # step 8, towards -direction
         # BLAS plane rotation drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y), arguments by
         # position: x <- c x + s y in place, one pass (and y <- c y - s x: direction and slopes are spent)

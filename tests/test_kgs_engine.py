@@ -74,3 +74,23 @@ def test_stacked_tables_give_each_chain_its_own_flip_rate():
                 move_on_circle(coords, margins, propose_circle(coords, signed, rng), PairTables.of(q, 15), rng)
         np.testing.assert_array_equal(stacked_coords[i], coords[i])
         np.testing.assert_array_equal(stacked_margins[i], margins[i])
+
+
+def test_one_pass_draws_are_the_chain_by_chain_draws(monkeypatch):
+    # from ONE_PASS_DRAWS chains on, a step draws every chain's pair of arcs in one pass: the same draws, bit for bit
+    from kgslab import _kgs_engine
+    X, y, _ = problem(3, m=40, flips=6, seed=4)
+    features, _ = kgs.kernel_coordinates(linear_kernel(X))
+    signed = y[:, None] * features
+    start = np.random.default_rng(2).standard_normal((12, 3))
+    start /= np.linalg.norm(start, axis=1, keepdims=True)
+    moved = []
+    for one_pass_from in (1, 1000):
+        monkeypatch.setattr(_kgs_engine, "ONE_PASS_DRAWS", one_pass_from)
+        coords, margins, rng = start.copy(), start @ signed.T, np.random.default_rng(5)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for _ in range(30):
+                move_on_circle(coords, margins, propose_circle(coords, signed, rng), PairTables.of(0.1, 40), rng)
+        moved.append(coords.tobytes() + margins.tobytes())
+    assert moved[0] == moved[1]
+    assert not np.allclose(np.frombuffer(moved[0])[:36], start.ravel())   # the chains moved
