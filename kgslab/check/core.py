@@ -723,8 +723,9 @@ def judge(title: str, student: Callable, reference: Callable, cases: list[Case],
         peak = outcome.get("peak_mb")
         if kind == "memory" or kind == "returned" and case.memory_limit is not None and peak is not None \
                 and peak > case.memory_limit and not outcome.get("changed"):
-            peak = float(peak or case.memory_limit or 0.0)     # "memory": stopped when the peak passed the limit
-            return stop(f"✘ {name} allocated {peak:.0f} MB {where}, more than the {case.memory_limit:g} MB this case "
+            limit = case.memory_limit or 0.0                    # "memory": stopped when the peak passed the limit
+            peak = float(peak if peak is not None else limit)
+            return stop(f"✘ {name} allocated {peak:.0f} MB {where}, more than the {limit:g} MB this case "
                         f"needs: a matrix with a column for every word of the vocabulary should be sparse (only "
                         f"its non-zero entries stored).", case, mistake="memory")
         if kind == "raised":
