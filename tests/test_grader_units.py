@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kgslab import check
-from kgslab.check import flags, hidden, plain, sandbox, submission
+from kgslab.check import flags, hidden, plain, sandbox, submission, virtual_time
 
 SOLVED = '''
 import numpy as np
@@ -203,8 +203,12 @@ def test_in_the_child_the_reference_cannot_be_dug_out_of_its_guard():
 def _literal_answers(key, function, signature):
     """A submission that returns the reference's answers to the public cases, matched by all their arguments."""
     exercise = check.exercises()[key]
-    table = [(plain.dumps(list(case.args), kit_objects=True),
-              plain.dumps(exercise.reference(*case.args, **case.kwargs))) for case in exercise.cases()]
+    table = []
+    for case in exercise.cases():
+        # 06's stand-in kernels take their time on the virtual clock, as in the check: the table is exact
+        with virtual_time.for_arguments(exercise.reference, case.args, case.kwargs):
+            table.append((plain.dumps(list(case.args), kit_objects=True),
+                          plain.dumps(exercise.reference(*case.args, **case.kwargs))))
     return [f"from kgslab.check import plain\nTABLE = {table!r}",
             f"def {function}(*args):\n    key = plain.dumps(list(args), kit_objects=True)\n"
             "    return plain.loads(next(answer for shown, answer in TABLE if shown == key))"]
@@ -225,6 +229,28 @@ def test_literal_answers_to_the_public_cases_of_06_fail_on_hidden_ones(key, func
     # the same literal answers pass without the secret: the hidden cases are what catches them
     passed, _ = GradeOutsideKernel(secret="")._verdict(check.exercises()[key], {key: function}, key, sources, "alice")
     assert passed
+
+
+_BEST_OF_RUNS = ("def kernel_timings(kernels, docs, sizes, repeat=3):\n"
+                 "    seconds = np.full((len(kernels), len(sizes)), np.inf)\n"
+                 "    for k, kernel in enumerate(kernels):\n        for s, n in enumerate(sizes):\n"
+                 "            for _ in range(repeat):\n                tic = perf_counter()\n"
+                 "                kernel(docs[:n])\n"
+                 "                seconds[k, s] = {keep}\n    return seconds")
+
+
+@pytest.mark.parametrize("keep, passes", [("min(seconds[k, s], perf_counter() - tic)", True),
+                                          ("perf_counter() - tic", False)], ids=["best", "last"])
+def test_in_the_grader_child_the_stand_ins_take_their_time_on_the_virtual_clock(keep, passes):
+    # the grader's fresh child runs 06's stand-ins on the virtual clock too, with the clock imported by name: the
+    # best of the runs passes public and hidden cases exactly (a band of 0.1 ms), the last run fails
+    from kgslab.grader import GradeOutsideKernel
+
+    key = "nb06_exercise_7_timing"
+    sources = ["import numpy as np\nfrom time import perf_counter", _BEST_OF_RUNS.format(keep=keep)]
+    passed, verdict = GradeOutsideKernel(secret="a course secret")._verdict(
+        check.exercises()[key], {key: "kernel_timings"}, key, sources, "alice")
+    assert passed == passes, verdict
 
 
 def test_kit_objects_cross_to_the_child_only():

@@ -78,7 +78,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import closed as _closed
-from . import forked, plain
+from . import forked, plain, virtual_time
 
 __all__ = ["Case", "Mistake", "Problem", "Verdict", "Exercise", "Record", "run_exercise", "judge", "allclose",
            "grading_mode", "TIME_LIMIT", "GRADING_TIME_LIMIT"]
@@ -395,6 +395,38 @@ def _time_limit(seconds: float):
         timer.cancel()
 
 
+class _OverMemory(BaseException):
+    """Raised inside the student's function once its allocations pass the case's memory limit (`_memory_limit`)."""
+
+
+class _memory_limit:
+    """Stop the block (raise _OverMemory in it) as soon as tracemalloc's peak passes `megabytes`.
+
+    So a function that allocates too much gets its verdict when it allocates, not after the slow work it would do
+    with the memory: on a busy machine that work could run into the time limit first (06's dense count matrix did).
+    A profile function (`sys.setprofile`, this thread only) reads the peak each time a function returns, C
+    functions such as numpy's included, and raises there: at the allocation itself, whatever the machine's speed.
+    It raises again at every later return, so an ``except:`` that swallows it does not get the function to return.
+    """
+
+    def __init__(self, megabytes: float | None):
+        self.bytes = None if megabytes is None else megabytes * 1e6
+
+    def _watch(self, frame, event, arg):
+        if event in ("c_return", "return") and tracemalloc.get_traced_memory()[1] > self.bytes:
+            raise _OverMemory()
+
+    def __enter__(self):
+        self.previous = sys.getprofile()
+        if self.bytes is not None and tracemalloc.is_tracing():
+            sys.setprofile(self._watch)
+        return self
+
+    def __exit__(self, *failed):
+        sys.setprofile(self.previous)
+        return False
+
+
 # ---- records for grading ----------------------------------------------------------------------
 
 @dataclass
@@ -486,10 +518,11 @@ def _printed_summary(text: str) -> list[str]:
     return said + [f"  Your function printed {len(lines)} line{'s' if len(lines) != 1 else ''}{more}:"] + shown
 
 
-def _call_student(student, args, kwargs, budget: float | None, closed: frozenset = frozenset()):
-    """Call the student's function with the output captured, the time limit and the exercise's references
-    closed; return (kind, value, printed).  kind "closed" (value: the name called) wins over any other outcome,
-    so catching the ClosedReference error earns nothing."""
+def _call_student(student, args, kwargs, budget: float | None, closed: frozenset = frozenset(),
+                  memory_limit: float | None = None):
+    """Call the student's function with the output captured, the time limit, the memory limit (megabytes, while
+    tracemalloc traces) and the exercise's references closed; return (kind, value, printed).  kind "closed"
+    (value: the name called) wins over any other outcome, so catching the ClosedReference error earns nothing."""
     buffer = io.StringIO()
     calls: list[str] = []
     try:
@@ -498,7 +531,8 @@ def _call_student(student, args, kwargs, budget: float | None, closed: frozenset
             warnings.simplefilter("always")
             try:
                 with _closed.closing(closed) as calls, \
-                        (_time_limit(budget) if budget is not None else contextlib.nullcontext()):
+                        (_time_limit(budget) if budget is not None else contextlib.nullcontext()), \
+                        _memory_limit(memory_limit):
                     value = student(*args, **kwargs)
             finally:        # a warning is not a printed line: say which one it was
                 for caught in warned[:_PRINTED_LINES_SHOWN]:
@@ -510,6 +544,10 @@ def _call_student(student, args, kwargs, budget: float | None, closed: frozenset
         if calls:
             return "closed", calls[0], buffer.getvalue()
         return "timeout", None, buffer.getvalue()
+    except _OverMemory:
+        if calls:
+            return "closed", calls[0], buffer.getvalue()
+        return "memory", None, buffer.getvalue()
     except NotImplementedError as err:
         if calls:
             return "closed", calls[0], buffer.getvalue()
@@ -523,15 +561,17 @@ def _call_student(student, args, kwargs, budget: float | None, closed: frozenset
 def run_one_case(student, case: Case, reference, closed, budget: float | None) -> dict:
     """Run the student's function on one case; its outcome as plain data (what crosses back from a child)."""
     given_args, given_kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
-    if case.memory_limit is not None:
-        tracemalloc.start()
-    try:
-        kind, got, printed = _call_student(student, given_args, given_kwargs, budget, closed)
-    finally:
-        peak = 0
+    # stand-ins that take a known time (06's timing exercise) take it on a virtual clock, exact under any load
+    with virtual_time.for_arguments(student, given_args, given_kwargs):
         if case.memory_limit is not None:
-            peak = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
+            tracemalloc.start()
+        try:
+            kind, got, printed = _call_student(student, given_args, given_kwargs, budget, closed, case.memory_limit)
+        finally:
+            peak = 0
+            if case.memory_limit is not None:
+                peak = tracemalloc.get_traced_memory()[1]
+                tracemalloc.stop()
     outcome = {"kind": kind, "printed": printed[-20000:]}
     if case.memory_limit is not None:
         outcome["peak_mb"] = peak / 1e6
@@ -680,6 +720,14 @@ def judge(title: str, student: Callable, reference: Callable, cases: list[Case],
         if kind == "crashed":
             return stop(f"✘ {name} ended the Python process {where} (os._exit, or a crash in C code).", case,
                         mistake="crashed")
+        peak = outcome.get("peak_mb")
+        if kind == "memory" or kind == "returned" and case.memory_limit is not None and peak is not None \
+                and peak > case.memory_limit and not outcome.get("changed"):
+            limit = case.memory_limit or 0.0                    # "memory": stopped when the peak passed the limit
+            peak = float(peak if peak is not None else limit)
+            return stop(f"✘ {name} allocated {peak:.0f} MB {where}, more than the {limit:g} MB this case "
+                        f"needs: a matrix with a column for every word of the vocabulary should be sparse (only "
+                        f"its non-zero entries stored).", case, mistake="memory")
         if kind == "raised":
             error, message = got
             what = {"SystemExit": "called sys.exit() or exit() (SystemExit)",
@@ -696,13 +744,10 @@ def judge(title: str, student: Callable, reference: Callable, cases: list[Case],
             return stop(f"✘ {name} changed its input {names} in place {where}. The caller's data must stay as it "
                         f"was: work on a copy (e.g. K = K.copy()) or build a new array (K = K / ... rather than "
                         f"K /= ...).", case, mistake="changed-input", tail=fallback_note)
-        peak = outcome.get("peak_mb")
-        if case.memory_limit is not None and peak is not None and peak > case.memory_limit:
-            return stop(f"✘ {name} allocated {peak:.0f} MB {where}, more than the {case.memory_limit:g} MB this case "
-                        f"needs: a matrix with a column for every word of the vocabulary should be sparse (only "
-                        f"its non-zero entries stored).", case, mistake="memory")
         got = plain.loads(got)
-        expected = reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+        args, kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
+        with virtual_time.for_arguments(reference, args, kwargs):
+            expected = reference(*args, **kwargs)
         problem = _as_problem(_call_compare(compare, expected, got, case))
         if problem is not None:
             wrong.append((where, case.label, _diagnose(case, expected, got, compare, problem)))

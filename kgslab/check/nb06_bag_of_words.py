@@ -10,12 +10,14 @@ Then the three experiments of Exercise 7, each a function the notebook runs on
 the corpus (references in `kgslab.papers.coursework`):
 
 * ``kernel_timings(kernels, docs, sizes, repeat)``: checked with stand-in
-  "kernels" that sleep a known time, longer on every call for each size but the
+  "kernels" that take a known time, longer on every call for each size but the
   second, and refuse anything but the first n documents for one of the sizes
   asked for, so that only a function that times the right call and keeps the
-  best of the repeats (not the first, not the last) lands within the tolerance
-  of the time the stand-ins are built to take (not of a second measurement:
-  see `_compare_timings`);
+  best of the repeats (not the first, not the last) gets the time the stand-ins
+  are built to take.  They take it on a virtual clock (`virtual_time`): they do
+  not sleep, they move the clocks the student's function reads (time.perf_counter,
+  time.time, timeit, ...) forward by their designed time, so a measurement is
+  exact on any machine, however busy, and a check run takes no time;
 * ``pair_group_means(K_first, K_second, language, article)``: small kernels on
   a few "languages" and "articles" in a scrambled order;
 * ``pair_accuracy(K, language, article, first, second, adatron, C, n_folds)``:
@@ -26,7 +28,6 @@ the corpus (references in `kgslab.papers.coursework`):
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
 
 import numpy as np
@@ -34,6 +35,7 @@ import numpy as np
 from .. import text
 from ..adatron_reference import adatron_with_bias
 from ..papers import coursework
+from . import virtual_time
 from .core import Case, Exercise, Mistake, Problem, allclose
 
 __all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse", "nb06_exercise_7_timing",
@@ -164,9 +166,13 @@ _TIMING_DOCS = tuple(f"document number {k}" for k in range(30))
 
 
 class _SleepingKernel:
-    """A stand-in kernel function: sleeps `per_document` x n seconds on n documents, plus `extra` on every call for
+    """A stand-in kernel function: takes `per_document` x n seconds on n documents, plus `extra` on every call for
     each n except the second (so the best of three runs is the second, neither the first nor the last), and refuses
     anything but the first n documents of the case's list for one of the case's `sizes`.
+
+    It takes its time on the virtual clock while the check runs the student's function
+    (`virtual_time.take`: the clocks the function reads move on by exactly that time, no sleep), and sleeps
+    anywhere else.
 
     Equal to any stand-in with the same parameters (its call record is not part of its value), so the check's
     changed-input test sees a fresh copy as unchanged. The grader sends it to its child as these fields
@@ -174,6 +180,7 @@ class _SleepingKernel:
     """
 
     _plain_fields = ("name", "per_document", "extra", "sizes")
+    _takes_virtual_time = True              # the check runs a function handed this stand-in on the virtual clock
 
     def __init__(self, name, per_document, extra, sizes):
         self.name, self.per_document, self.extra, self.sizes = name, per_document, extra, list(sizes)
@@ -197,12 +204,11 @@ class _SleepingKernel:
             raise ValueError(f"the stand-in kernel {self.name} expected the first n documents for n in sizes = "
                              f"{self.sizes}, and got {len(docs)} documents")
         self.calls[len(docs)] = self.calls.get(len(docs), 0) + 1
-        time.sleep(self.per_document * len(docs) + (0.0 if self.calls[len(docs)] == 2 else self.extra))
+        virtual_time.take(self.per_document * len(docs) + (0.0 if self.calls[len(docs)] == 2 else self.extra))
         return np.eye(len(docs))
 
 
-# The stand-ins' extra sleep on a slow call: wide enough that a correct answer woken up to _DELAY (50 ms) late on a
-# busy machine is still told from every wrong one (each run of the check sleeps it about 20 times, 2 s in all).
+# The stand-ins' extra time on a slow call: every wrong way of timing lands at least 2/3 of it off the design.
 _EXTRA = 0.1
 
 
@@ -211,7 +217,7 @@ def _timing_cases():
     sizes = [5, 10, 30]
     slow, fast = _SleepingKernel("slow", 0.001, _EXTRA, sizes), _SleepingKernel("fast", 0.00025, _EXTRA, sizes)
     return [
-        Case(f"two stand-in kernels that sleep 1 ms and 0.25 ms per document ({_EXTRA * 1000:.0f} ms more on every "
+        Case(f"two stand-in kernels that take 1 ms and 0.25 ms per document ({_EXTRA * 1000:.0f} ms more on every "
              "call for each n but the second), sizes [5, 10, 30], repeat = 3", ([slow, fast], docs, sizes, 3)),
         Case("one stand-in kernel, sizes [20], repeat = 1 (the first call is the only one)",
              ([_SleepingKernel("single", 0.001, _EXTRA, [20])], docs, [20], 1)),
@@ -227,12 +233,11 @@ def _timing_hidden(rng):
                  (kernels, list(_TIMING_DOCS), sizes, int(rng.integers(3, 5))))]
 
 
-# How far above its designed time a correct entry may land: the machine's delay in waking the one fast call.
-# Every wrong way of timing lands at least (repeat - 1) / repeat x _EXTRA above it, whatever the load (a slow call
-# sleeps at least its designed time): 67 ms for the mean of 3 runs (the closest), 100 ms for the first or the last.
-_DELAY = _EXTRA / 2
-# A clock's rounding: time.sleep never returns early, so a correct entry is never shorter than its design.
-_CLOCK = 0.001
+# How far from its designed time a correct entry may land: a clock's rounding (time.time's float at today's date
+# is good to 0.3 us, datetime to 1 us; the virtual clock itself is exact), far below the distance of every wrong
+# way of timing from the design: (repeat - 1) / repeat x _EXTRA, 67 ms for the mean of 3 runs (the closest), 100 ms
+# for the first or the last run, per_document x n (at least 0.9 ms) for a clock that does not see the call.
+_CLOCK = 1e-4
 
 
 def _designed_best(case) -> np.ndarray:
@@ -243,13 +248,12 @@ def _designed_best(case) -> np.ndarray:
 
 
 def _compare_timings(expected, got, case):
-    """Each entry between the stand-in's designed best time and _DELAY (50 ms) above it; the usual slips named.
+    """Each entry within _CLOCK (0.1 ms) of the stand-in's designed best time; the usual slips named.
 
-    The anchor is the design, not the reference's own measurement (`expected`, used for the type and shape): a
-    second measurement on a busy machine is off by the machine's delays too, and a delayed fast call in it let a
-    correct answer fail (and could let the mean of the runs pass). Against the design, a wrong way of timing is
-    at least 67 ms too long however busy the machine is, and a correct one fails only if its own fast call was
-    woken more than 50 ms late.
+    The anchor is the design, not the reference's own run (`expected`, used for the type and shape).  The
+    stand-ins take their time on the virtual clock, so a correct answer is the design to the clock's rounding on
+    any machine, however busy (the old stand-ins slept, and a sleep woken late put a correct answer outside a
+    50 ms band), and a wrong way of timing is at least 67 ms off.
     """
     if isinstance(got, np.ndarray) and got.shape != expected.shape:
         swapped = " (rows and columns swapped?)" if got.shape == expected.shape[::-1] else ""
@@ -259,17 +263,17 @@ def _compare_timings(expected, got, case):
         return problem
     got = np.asarray(got, dtype=float)
     designed = _designed_best(case)
-    off = (got < designed - _CLOCK) | (got > designed + _DELAY)
+    off = np.abs(got - designed) > _CLOCK
     if not np.any(off):
         return None
     k, s = np.argwhere(off)[0]
     told = (f"values differ: entry [{k}, {s}] should be about {designed[k, s]:.3f} s (the best run of the stand-in "
-            f"kernel, which sleeps a known time), got {got[k, s]:.3f} s.")
+            f"kernel, which takes a known time), got {got[k, s]:.3f} s.")
     expected = designed
     if np.allclose(got, 1000 * expected, rtol=0.3, atol=12.0):
         return Problem(told, "milliseconds", "Your times look like milliseconds: return seconds, as "
                                              "time.perf_counter() gives them.")
-    if np.all(got >= expected - _CLOCK) and np.any(got > expected + _DELAY):
+    if np.all(got >= expected - _CLOCK) and np.any(got > expected + _CLOCK):
         return Problem(told, "not-the-best", "Your times are too long: the result is the *best* of the repeated "
                        "runs, the one least disturbed by the machine (here every run of each size but the second is "
                        "slow). The first or the last run, a total or a mean of the runs are too long; so is a time "
@@ -277,7 +281,10 @@ def _compare_timings(expected, got, case):
     if np.any(got < expected - _CLOCK):
         return Problem(told, "too-short", "Your times are too short: does the clock start right before the kernel "
                                           "call and stop right after it, on the first n documents, for each kernel "
-                                          "and each n?")
+                                          "and each n? (The stand-in kernels compute nothing: they move the clocks "
+                                          "of time.perf_counter, time.time, time.monotonic, timeit and "
+                                          "datetime.now on by a known time. A clock of CPU time, such as "
+                                          "time.process_time, does not see it.)")
     return told
 
 

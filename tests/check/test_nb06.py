@@ -182,42 +182,164 @@ def test_timing_endless_loop_ends_in_a_verdict(capsys):
     assert "time limit" in capsys.readouterr().out
 
 
-def test_timing_reference_measures_the_calls():
-    """The reference against sleeping functions of known duration: best of the repeats, first n documents."""
-    calls = []
-
-    def sleeper(docs):
-        calls.append(len(docs))
-        time.sleep(0.002 * len(docs))
-
-    seconds = coursework.kernel_timings([sleeper], list("abcdefghij"), [5, 10], repeat=2)
-    assert calls == [5, 5, 10, 10]
-    assert seconds.shape == (1, 2) and np.all(seconds >= [0.01, 0.02]) and np.all(seconds < np.array([0.01, 0.02]) + 0.05)
+def _no_sleep(seconds):
+    raise AssertionError(f"time.sleep({seconds}) called: the stand-ins should take their time on the virtual clock")
 
 
-def test_a_correct_timing_woken_late_on_a_busy_machine_passes():
-    # the entries of a correct function whose fast calls were woken up to 45 ms late (the old check, 12 ms + 25%
-    # around a second measurement, failed 13 ms at the small sizes); no clock read here, so no load can change it
-    from kgslab.check.nb06_bag_of_words import _compare_timings, _designed_best
+def test_timing_reference_measures_the_calls_on_the_virtual_clock(monkeypatch):
+    """The reference against stand-ins of known duration: exactly their designed best, and no real sleep."""
+    from kgslab.check import virtual_time
+    from kgslab.check.nb06_bag_of_words import _designed_best
+
+    monkeypatch.setattr(time, "sleep", _no_sleep)
+    for case in check.nb06_exercise_7_timing.cases():
+        with virtual_time.running(coursework.kernel_timings):
+            seconds = coursework.kernel_timings(*case.args)
+        np.testing.assert_allclose(seconds, _designed_best(case), rtol=0, atol=1e-9)
+
+
+def test_the_timing_check_sleeps_nowhere(monkeypatch, capsys):
+    # a correct answer and the slips get their verdicts with time.sleep forbidden (in the forked child too):
+    # the verdict cannot depend on how late a sleep wakes up, and a check run takes no time
+    monkeypatch.setattr(time, "sleep", _no_sleep)
+    solution = function("06_bag_of_words", "nb06_exercise_7_timing")
+    assert check.nb06_exercise_7_timing(solution) is solution
+    for slip in (mean_of_repeats, first_run_only, clock_around_the_loop):
+        assert check.nb06_exercise_7_timing(slip) is not slip
+    assert "AssertionError" not in capsys.readouterr().out
+
+
+# Every way a student may read a clock: each must see the stand-ins' time (a correct best of the runs passes).
+_TIMED = """
+def kernel_timings(kernels, docs, sizes, repeat=3):
+    seconds = np.full((len(kernels), len(sizes)), np.inf)
+    for k, kernel in enumerate(kernels):
+        for s, n in enumerate(sizes):
+            for _ in range(repeat):
+                tic = {start}
+                kernel(docs[:n])
+                seconds[k, s] = min(seconds[k, s], {elapsed})
+    return seconds
+"""
+CLOCKS = {
+    "time.perf_counter": ("time.perf_counter()", "time.perf_counter() - tic"),
+    "time.time": ("time.time()", "time.time() - tic"),
+    "time.monotonic": ("time.monotonic()", "time.monotonic() - tic"),
+    "time.perf_counter_ns": ("time.perf_counter_ns()", "(time.perf_counter_ns() - tic) / 1e9"),
+    "time.time_ns": ("time.time_ns()", "(time.time_ns() - tic) * 1e-9"),
+    "time.monotonic_ns": ("time.monotonic_ns()", "(time.monotonic_ns() - tic) / 1e9"),
+    "time.clock_gettime": ("time.clock_gettime(time.CLOCK_MONOTONIC)",
+                           "time.clock_gettime(time.CLOCK_MONOTONIC) - tic"),
+    "from time import perf_counter": ("perf_counter()", "perf_counter() - tic"),
+    "from time import time as now": ("now()", "now() - tic"),
+    "import time as t": ("t.perf_counter()", "t.perf_counter() - tic"),
+    "timeit.default_timer": ("timeit.default_timer()", "timeit.default_timer() - tic"),
+    "from timeit import default_timer": ("default_timer()", "default_timer() - tic"),
+    "datetime.datetime.now": ("datetime.datetime.now()", "(datetime.datetime.now() - tic).total_seconds()"),
+    "from datetime import datetime": ("datetime_class.now()", "(datetime_class.now() - tic).total_seconds()"),
+}
+_IMPORTS = ("import time, timeit, datetime\nimport time as t\nimport numpy as np\nfrom time import perf_counter\n"
+            "from time import time as now\nfrom timeit import default_timer\n"
+            "from datetime import datetime as datetime_class\n")
+
+
+def _defined(source):
+    namespace = {}
+    exec(_IMPORTS + source, namespace)      # as a notebook does: the imports bind names in the function's module
+    return namespace["kernel_timings"]
+
+
+@pytest.mark.parametrize("clock", CLOCKS)
+def test_every_clock_a_student_may_read_sees_the_stand_ins_time(clock, monkeypatch):
+    monkeypatch.setattr(time, "sleep", _no_sleep)
+    start, elapsed = CLOCKS[clock]
+    verdict = check.nb06_exercise_7_timing.judge(_defined(_TIMED.format(start=start, elapsed=elapsed)))
+    assert verdict.passed, verdict.text
+
+
+OTHER_WAYS = {
+    "timeit.repeat": "def kernel_timings(kernels, docs, sizes, repeat=3):\n"
+                     "    return np.array([[min(timeit.repeat(lambda: kernel(docs[:n]), repeat=repeat, number=1))\n"
+                     "                      for n in sizes] for kernel in kernels])",
+    "timeit.Timer": "def kernel_timings(kernels, docs, sizes, repeat=3):\n"
+                    "    return np.array([[min(timeit.Timer(lambda: kernel(docs[:n])).repeat(repeat, 1))\n"
+                    "                      for n in sizes] for kernel in kernels])",
+    "a clock as a default argument": "def kernel_timings(kernels, docs, sizes, repeat=3, clock=time.perf_counter):\n"
+                                     "    return np.array([[min(-clock() + (kernel(docs[:n]), clock())[1]\n"
+                                     "                          for _ in range(repeat)) for n in sizes]\n"
+                                     "                     for kernel in kernels])",
+    "a clock in a closure and a helper": "def timer(clock):\n"
+                                         "    def once(call):\n"
+                                         "        tic = clock()\n        call()\n        return clock() - tic\n"
+                                         "    return once\n"
+                                         "once = timer(time.perf_counter_ns)\n"
+                                         "def kernel_timings(kernels, docs, sizes, repeat=3):\n"
+                                         "    return np.array([[min(once(lambda: kernel(docs[:n])) / 1e9\n"
+                                         "                          for _ in range(repeat)) for n in sizes]\n"
+                                         "                     for kernel in kernels])",
+}
+
+
+@pytest.mark.parametrize("way", OTHER_WAYS)
+def test_timeit_and_clocks_held_elsewhere_see_the_stand_ins_time(way, monkeypatch):
+    monkeypatch.setattr(time, "sleep", _no_sleep)
+    verdict = check.nb06_exercise_7_timing.judge(_defined(OTHER_WAYS[way]))
+    assert verdict.passed, verdict.text
+
+
+def test_a_clock_of_cpu_time_is_told_why_its_times_are_too_short(monkeypatch):
+    monkeypatch.setattr(time, "sleep", _no_sleep)
+    verdict = check.nb06_exercise_7_timing.judge(
+        _defined(_TIMED.format(start="time.process_time()", elapsed="time.process_time() - tic")))
+    assert not verdict.passed and {m["mistake"] for m in verdict.mistakes} == {"too-short"}
+    assert "time.process_time, does not see it" in verdict.text
+
+
+@pytest.mark.parametrize("slip, mistake", [(mean_of_repeats, "not-the-best"), (total_of_repeats, "not-the-best"),
+                                           (first_run_only, "not-the-best"), (clock_around_the_loop, "not-the-best")])
+def test_each_wrong_way_of_timing_is_named(slip, mistake, monkeypatch):
+    monkeypatch.setattr(time, "sleep", _no_sleep)
+    verdict = check.nb06_exercise_7_timing.judge(slip)
+    assert not verdict.passed and {m["mistake"] for m in verdict.mistakes} == {mistake}, verdict.text
+
+
+def test_the_timing_band_is_the_clocks_rounding_and_every_wrong_way_is_far_outside_it():
+    # no clock read here: the compare against the design, with what each way of timing gives on the virtual clock
+    from kgslab.check.nb06_bag_of_words import _CLOCK, _EXTRA, _compare_timings, _designed_best
 
     for case in check.nb06_exercise_7_timing.cases():
         designed = _designed_best(case)
-        assert _compare_timings(designed, designed + 0.013, case=case) is None
-        assert _compare_timings(designed, designed + 0.045, case=case) is None
+        repeat = case.args[3]
+        assert _compare_timings(designed, designed + 0.9 * _CLOCK, case=case) is None       # clock rounding
+        assert _compare_timings(designed, designed - 0.9 * _CLOCK, case=case) is None
+        assert _compare_timings(designed, np.round(designed, 6), case=case) is None         # datetime's microseconds
+        assert _compare_timings(designed, designed + 2 * _CLOCK, case=case) is not None
+        assert _compare_timings(designed, np.zeros_like(designed), case=case) is not None   # a clock that never moves
+        if repeat > 1:
+            assert _compare_timings(designed, designed + (repeat - 1) / repeat * _EXTRA, case=case) is not None  # mean
+        ms = _compare_timings(designed, 1000 * designed, case=case)
+        assert ms is not None and ms.mistake == "milliseconds"
 
 
-def test_a_late_reference_measurement_neither_fails_the_best_nor_passes_the_mean():
-    # what a reference run under load measured (its one fast call woken 53 ms late, as seen in a loaded test run)
-    # must not decide the verdict: the design of the stand-ins does
-    from kgslab.check.nb06_bag_of_words import _EXTRA, _compare_timings, _designed_best
+def test_a_dense_count_matrix_is_stopped_when_it_allocates(monkeypatch):
+    # the memory verdict comes at the allocation, before any slow work (here, on the big case, a sleep that would
+    # run into the time limit): it does not depend on how fast the machine is
+    solution = variant("06_bag_of_words", "nb06_exercise_7_sparse", SPARSE_MATRIX,
+                       "counts = np.zeros((len(docs), len(vocabulary)))\n"
+                       "    np.add.at(counts, (rows, columns), 1.0)\n"
+                       "    if len(docs) > 100:\n        time.sleep(60)\n"
+                       "    counts = scipy.sparse.csr_matrix(counts)")
+    verdict = check.nb06_exercise_7_sparse.judge(solution)
+    assert not verdict.passed and verdict.mistakes[-1]["mistake"] == "memory", verdict.text
+    swallowed = variant("06_bag_of_words", "nb06_exercise_7_sparse", SPARSE_MATRIX,
+                        "try:\n        np.zeros((len(docs), len(vocabulary)))\n    except BaseException:\n"
+                        "        pass\n    " + SPARSE_MATRIX)
+    verdict = check.nb06_exercise_7_sparse.judge(swallowed)
+    assert not verdict.passed and verdict.mistakes[-1]["mistake"] == "memory", verdict.text
 
-    case = check.nb06_exercise_7_timing.cases()[0]
-    designed = _designed_best(case)
-    late_reference = designed + 0.053
-    assert _compare_timings(late_reference, designed + 0.002, case=case) is None
-    assert _compare_timings(late_reference, designed + 2 * _EXTRA / 3, case=case) is not None    # mean of 3 runs
-    assert _compare_timings(designed, designed + _EXTRA, case=case) is not None                  # first or last run
-    assert _compare_timings(designed, designed - 0.002, case=case) is not None                   # shorter than a sleep
+
+SPARSE_MATRIX = ("counts = scipy.sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), "
+                 "shape=(len(docs), len(vocabulary)))")
 
 
 # ---- comparison by kind of pair -----------------------------------------------------------------
