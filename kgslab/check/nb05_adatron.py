@@ -115,7 +115,8 @@ _SHARED_CODE_HINT = ("np.clip(values, low, high) clips a whole vector to the box
 nb05_exercise_6_no_bias = Exercise(
     "nb05_exercise_6_no_bias", "Exercise 6 (kernel adatron without bias, eq. 22)",
     adatron_reference.adatron_no_bias, _with_mistakes(bias=False), points=4,
-    closed=("kgslab.adatron_reference.kernel_adatron", "kgslab.adatron.KernelAdatron.fit"),
+    closed=("kgslab.adatron_reference.kernel_adatron", "kgslab.adatron.KernelAdatron.fit",
+            "kgslab._adatron_loop.coordinate_ascent"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the gradient of f in eq. (22) is g = 1 - (K o yy') alpha, the elementwise product of K with yy' "
          "times alpha. " + _SHARED_HINT,
@@ -125,7 +126,8 @@ nb05_exercise_6_no_bias = Exercise(
 nb05_exercise_6_with_bias = Exercise(
     "nb05_exercise_6_with_bias", "Exercise 6 (kernel adatron with bias)",
     adatron_reference.adatron_with_bias, _with_mistakes(bias=True), points=3,
-    closed=("kgslab.adatron_reference.kernel_adatron", "kgslab.adatron.KernelAdatron.fit"),
+    closed=("kgslab.adatron_reference.kernel_adatron", "kgslab.adatron.KernelAdatron.fit",
+            "kgslab._adatron_loop.coordinate_ascent"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the result is a tuple (alpha, b). The predictions z = K(y o alpha) + b include the bias, and the "
          "bias step b <- b + y'alpha / 4 (step 6) comes after alpha_i has changed, every iteration. "

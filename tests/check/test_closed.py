@@ -118,3 +118,17 @@ def test_the_kits_crossing_angle_earns_nothing_for_the_crossing_exercises():
     for exercise, student in [(check.nb09_exercise_1, flight_times), (check.nb08_exercise_1, crossing_angles)]:
         _, printed, record = _run(exercise, student)
         assert not record.passed and "`kgslab.crossings.crossing_angle`" in printed, printed
+
+
+@pytest.mark.parametrize("key, bias", [("nb05_exercise_6_no_bias", False), ("nb05_exercise_6_with_bias", True)])
+def test_the_adatrons_private_loop_is_closed_too(key, bias):
+    from kgslab import _adatron_loop
+
+    def adatron(K, y, C, eta=1.0, tol=0.005, max_iter=None):   # the kit's loop under the estimator, called directly
+        alpha, b, _, _ = _adatron_loop.coordinate_ascent(
+            np.asarray(K, float), np.asarray(y, float),
+            *_adatron_loop.check_parameters(C, eta, tol, max_iter, len(y)), bias=bias)
+        return (alpha, b) if bias else alpha
+
+    _, printed, record = _run(check.exercises()[key], adatron)
+    assert not record.passed and "`kgslab._adatron_loop.coordinate_ascent`" in printed, printed
