@@ -65,9 +65,11 @@ def test_bounce_study_on_a_dask_local_cluster():
                                   [draw for _, draw in fan_out(_draw_one, range(4), random_state=3, n_jobs=1)])
     reference = _small_study(1)
     for key in reference:
-        # the same draws everywhere; the floating-point sums may differ in the last bits where a Dask worker
-        # thread's BLAS adds in another order (seen on the oldest versions: 1e-10 relative, 13 of 1032 entries)
-        np.testing.assert_allclose(on_cluster[key], reference[key], rtol=1e-9, atol=1e-12, err_msg=key)
+        # the same draws everywhere (asserted exactly above); the floating-point sums may differ in the last bits
+        # where a Dask worker thread's BLAS adds in another order, and a billiard's trajectory carries such a bit
+        # for many bounces (seen on the oldest versions: 1e-10 relative in 13 of 1032 entries, and 3.9e-9 in 4 of
+        # 1032 in a CI run of 2026-11-26); other draws would move p+ by about 1e-2
+        np.testing.assert_allclose(on_cluster[key], reference[key], rtol=1e-7, atol=1e-10, err_msg=key)
 
 
 def _draw_one(task, rng):
