@@ -28,11 +28,9 @@ LAB_HIDE := '--ContentsManager.hide_globs=["__pycache__", "*.pyc", "*.pyo", ".DS
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(AS_ROOT) $(LAB_HIDE) $(LAB_ARGS) notebooks/
 
-# The browser tests first: one JupyterLab and one Chromium keep about one core busy, and CI (.ci/run) runs the
-# wheel test beside them; then the part that runs pytest on two workers (one per core), whose end (claims) has
-# both cores to itself once CI's other lane is done.
-test: $(STAMP) browser test-cores
+test: $(STAMP) test-cores browser
 
+# The part of `make test` that runs pytest on two workers (one per core); then the browser tests, one JupyterLab.
 test-cores: $(STAMP) unit nbval-solutions nbval-portable nbval-notebooks claims
 
 unit: $(STAMP)
