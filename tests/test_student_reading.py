@@ -871,13 +871,18 @@ def test_a_module_docstring_formula_is_found(monkeypatch):
     """versionspace (imported by 09) once gave the flight time of Exercise 9.1 as t_i = atan2(a_i, -b_i): put back
     into its docstring, the reader finds the formula of the model answer (running indices folded)."""
     from kgslab import versionspace
-    path = next(p for p in SOLUTIONS if _stem(p) == "09")
+    _assert_docstring_put_back_is_found("09", versionspace, "\n    t_i = atan2(a_i, -b_i)  (mod 2 pi)\n", monkeypatch)
+
+
+def _assert_docstring_put_back_is_found(stem, owner, added, monkeypatch):
+    """The reader's docstrings kind finds more in copy `stem` once `added` is appended to `owner`'s docstring."""
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
     solution, student = _read(path), release_notebook(_read(path))
-    clean = read_like_a_student("09", solution, student, _hints("09"))["docstrings"]
-    monkeypatch.setattr(versionspace, "__doc__", versionspace.__doc__ + "\n    t_i = atan2(a_i, -b_i)  (mod 2 pi)\n")
+    clean = read_like_a_student(stem, solution, student, _hints(stem))["docstrings"]
+    monkeypatch.setattr(owner, "__doc__", owner.__doc__ + added)
     _docstrings_of.cache_clear()
     try:
-        assert len(read_like_a_student("09", solution, student, _hints("09"))["docstrings"]) > len(clean)
+        assert len(read_like_a_student(stem, solution, student, _hints(stem))["docstrings"]) > len(clean)
     finally:
         _docstrings_of.cache_clear()
 
@@ -1043,12 +1048,4 @@ def test_the_docstring_of_an_imported_class_is_read_where_it_is_imported(monkeyp
     """10 imports LabelNoiseKFD from papers.kfd2001, but the class (and what help() shows of it) lives in kgslab.kfd:
     its docstring is read as part of kfd2001. Put back with the maximiser of Exercise 10.5, the reader finds it."""
     from kgslab.papers.kfd2001 import LabelNoiseKFD
-    path = next(p for p in SOLUTIONS if _stem(p) == "10")
-    solution, student = _read(path), release_notebook(_read(path))
-    clean = read_like_a_student("10", solution, student, _hints("10"))["docstrings"]
-    monkeypatch.setattr(LabelNoiseKFD, "__doc__", LabelNoiseKFD.__doc__ + "\n    alpha = (N + mu I)^-1 (M_1 - M_0)\n")
-    _docstrings_of.cache_clear()
-    try:
-        assert len(read_like_a_student("10", solution, student, _hints("10"))["docstrings"]) > len(clean)
-    finally:
-        _docstrings_of.cache_clear()
+    _assert_docstring_put_back_is_found("10", LabelNoiseKFD, "\n    alpha = (N + mu I)^-1 (M_1 - M_0)\n", monkeypatch)
