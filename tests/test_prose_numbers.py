@@ -1,30 +1,36 @@
 """Every number the prose of a solution notebook quotes is true of the stored output it is about (issue 28).
 
-**Where a number may come from (its anchor).** A notebook is cut into *sections* at its headings (a markdown line
-that starts with `#`, any level; nbgrader's "### BEGIN SOLUTION" / "### END SOLUTION" are not headings). A number
-quoted in a section is compared with the stored outputs of the code cells of that same section (before or after
-the prose) and with the numbers written in that section's code. Prose that quotes another section (a model answer
-quoting the tables its question points at, a summary) names the cells it quotes in CITES, with the reason; a number
-that no cell prints (a paper's constant, a ratio of two printed numbers) is in ALLOWED, with the reason. So a
-decimal that happens to be printed somewhere else in the notebook does not make a quote true.
+**Where a printed number may come from (its anchor).** A notebook is cut into *sections* at its headings (a
+markdown line that starts with `#`, any level; nbgrader's "### BEGIN SOLUTION" / "### END SOLUTION" are not
+headings, and a heading inside a markdown cell cuts that cell). A number quoted in a section must be printed by the
+stored text outputs of the code cells of that same section, before or after the prose. Prose that quotes another
+section (a model answer quoting the tables its question points at, an introduction quoting the data's sizes) names
+the code cells it quotes in CITES, with the reason ("cell: text" cites only that cell's output lines containing the
+text, for a cell that prints a long table). A number no cell prints (a constant of the paper, a ratio of two printed
+numbers, a set-up count derived from the settings) is in ALLOWED, with the reason; cell id "*" there is a set-up
+count the whole notebook quotes (780 documents). So a number printed somewhere else in the notebook does not make a
+quote true, and every ALLOWED entry and every citation must still be needed (two tests below).
+
+**Settings** are true wherever the prose quotes them: a number literal of the notebook's code (`tol=0.005`,
+`n_splits = 8`, `range(200)`, `1e6`), not a number in its comments or strings (a comment is not a setting).
 
 **What a quote must match.**
 
 * a **decimal** (0.116, -56.51, 4.3%) is the rounding, to the digits it is written with, of an anchored printed
-  number (half up or half to even from the printed digits; a percentage may round a printed fraction), or a number
-  the anchored code writes (a setting such as `tol=0.005`);
-* an **integer** (49, 1298, 10 000, 91%) is an anchored printed number, the same rounded to the integer's
-  significant digits when it ends in zeros ("about 860 000" for 861,400), a percentage as for decimals, or an
-  integer the anchored code writes (`n_splits = 8`, `range(200)`, `1e6`). Not quantities, so not checked:
-  references (section 3.2, eq. 8, Figure 2, Exercise 4, notebook 10, Question 5, cell 7, seed 002, a year, a paper
-  citation, a file name or code span), integers inside formulas (indices, exponents, coefficients, fractions:
-  $x_1$, $\\mathbb{R}^3$, $2\\max$), an equation number alone in parentheses ("the loss (5)"), the number of a
-  numbered list item or a numbered heading ("9. repeat", "## 6 · The sky");
+  number (half up or half to even from the printed digits; a percentage may round a printed fraction), or a setting;
+* an **integer** (49, 1298, 10 000, 91%) is an anchored printed number rounded to a whole number, or to the
+  integer's significant digits when it ends in zeros ("about 860 000" for 861,400); a percentage as for decimals
+  (or a setting's fraction: 5% for 0.05); or a setting. Not quantities, so not checked: references (section 3.2,
+  eq. 8, Figure 2, Exercises 9.1-9.2, notebook **10**, Question 5, cell 7, seed 002, problem (22)), years, numbers
+  in code spans, links and file names, integers inside formulas that are part of the formula (indices, exponents,
+  coefficients: $x_1$, $\\mathbb{R}^3$, $2\\max$; but "$n = 922$" is a quote), an equation number alone in
+  parentheses ("the loss (5)"), the number of a numbered list item or heading ("9. repeat", "## 6 · The sky");
 * a **power of ten** quoted as a size ("blows up to $10^{12}$") is the order of magnitude of an anchored printed
-  number (10^k <= |x| < 10^(k+1)) or a power the anchored code writes (1e-4, 10**6, 1_000_000).
+  number (10^k <= |x| < 10^(k+1)) or a power the code writes (1e-4, 10**6, 1_000_000).
 
 The committed outputs are what is compared, so a notebook re-executed with other numbers fails here until its prose
-follows. Cost: about 2 s (the ten solution notebooks are read and their markdown scanned, nothing is run).
+follows. Cost: about 2-3 s on a loaded 2-core machine (the ten solution notebooks are read, their markdown scanned and
+their code tokenized; nothing is run).
 """
 
 from __future__ import annotations
@@ -94,8 +100,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
                           "says); this run's R-hat is in the right panel",
     ("08", "*", "760"): "the pools and test sets: 10 draws of the 76-point generator (range(10) in the code)",
     ("08", "c29", "48"): "a committee: 4 chains x 12 samples (printed as '4 chains x 12 samples each')",
-    ("08", "c29", "23"): "the median ESS of a committee's vote, 23 of 48 draws: in the figure's title (a figure, "
-                         "not a text output)",
     ("09", "c19", "0.99"): "the paper's confidence 1 - eta of the Hoeffding bound (seed 002: epsilon = 0.05 with "
                            "probability 0.99)",
     ("09", "c40", "99"): "the paper's confidence 1 - eta = 99% of the Hoeffding bound (seed 002)",
