@@ -95,6 +95,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("04", "c10a", "125"): "the longest articles of the printed block have 124 to 128 words: 'the 125-word ones'",
     ("04", "c18", "1.2"): "the 95%/5% quantile ratio shown in the figure's legend (a figure, not a text output)",
     ("04", "c18", "90"): "a right angle: the largest angle between two count vectors, a constant",
+    ("04", "c35", "0.55"): "Spearman(distance from the centre, length) of K_2mer before normalising, in the title of "
+                           "the kernel PCA panel (a figure, not a text output)",
     ("05", "c10", "780"): "the corpus: 4 languages x 195 articles (notebook 04 prints it)",
     ("05", "c30", "0.001"): "a bound on the printed differences of the dual objectives (each below 0.001)",
     ("06", "compare-answer", "90"): "a bound on the shares of K from stop words that c15 prints (93% to 97%)",
