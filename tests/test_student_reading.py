@@ -868,6 +868,7 @@ def key_call_leaks(stem: str, cells) -> list[str]:
 HINT_FACTS: dict[str, list[str]] = {
     "08": ["error interval wraps round 0"],                  # Exercise 2's start count ("work out how")
     "07": ["radius mapped points margin unit separator"],     # 5(d): the ingredients of Novikoff's bound
+    "04": ["phi x i sqrt k ii"],                              # 5b asks how ||phi(x_i)|| reads off K (5a's hint said)
 }
 
 
@@ -1046,6 +1047,9 @@ EXAMPLES = {
                                          "2 * np.pi)"), "key calls"),
     "08-sweep-start-hint": ("08", _hint("nb08_exercise_2", "The count before the first crossing is the number of "
                                         "points whose error interval wraps round through 0."), "facts"),
+    "04-norm-in-5a-hint": ("04", _hint("nb04_exercise_5a", "eq. (19) divides every entry K_ij by the lengths of "
+                                       "both feature vectors, ||phi(x_i)|| = sqrt(K_ii) and ||phi(x_j)|| = "
+                                       "sqrt(K_jj)."), "facts"),
     "07-bound-ingredients-hint": ("07", _hint("nb07_exercise_5d", "The bound of (d) is a classical theorem on the "
                                               "perceptron's number of updates: it needs the radius of the mapped "
                                               "points and the margin of a unit-length separator."), "facts"),
@@ -1347,3 +1351,33 @@ def fallback_help_leaks(stem: str) -> list[str]:
 def test_the_help_of_a_fallback_gives_no_answer(stem):
     found = fallback_help_leaks(stem)
     assert not found, f"notebook {stem}: `?` on a fall-back shows the answer in the reference's docstring: {found}"
+
+
+# ---- what a failed check prints -------------------------------------------------------------------------------
+
+# A failed check prints, for each wrong case, "expected <the reference's result>". When a case *is* the instance the
+# notebook asks about, any wrong attempt (`return 0`) prints the number the exercise asks for: 09's case "epsilon =
+# 0.05, eta = 0.01 (the paper)" prints "expected 922", 10's "the paper's toy" prints the toy's observed priors and
+# flip rates. The case lists are in kgslab/check/nb09_billiard.py and nb10_kfd.py (the lead's files this session):
+# another instance (other epsilon and eta, other priors) would fix it; until then xfail(strict) says so.
+_CASE_PRINTS_OPEN = pytest.mark.xfail(strict=True, reason="a check case is the notebook's asked instance "
+                                      "(lead's case lists); see the note of issue 28r")
+
+
+@functools.lru_cache(maxsize=None)
+def expected_values_printed(stem: str) -> tuple[str, ...]:
+    """What a failed check of each of a notebook's exercises can print as 'expected': the reference on each case."""
+    from kgslab.check.core import describe_value
+    return tuple(describe_value(exercise.reference(*case.args, **case.kwargs))
+                 for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")
+                 for case in exercise.cases())
+
+
+@pytest.mark.parametrize("stem", [pytest.param(_stem(p), marks=_CASE_PRINTS_OPEN) if _stem(p) in {"09", "10"}
+                                  else _stem(p) for p in SOLUTIONS])
+def test_a_failed_check_prints_no_asked_number(stem):
+    """Cost: every reference on every case of the notebook, about 1.5 s of CPU for the ten."""
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
+    _, _, _, numbers, pairs, _ = _answers(stem, _read(path))
+    found = number_leaks(numbers, pairs, list(expected_values_printed(stem)))
+    assert not found, f"notebook {stem}: a wrong attempt is shown the asked number(s) as 'expected': {found}"
