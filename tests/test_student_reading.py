@@ -1381,3 +1381,29 @@ def test_a_failed_check_prints_no_asked_number(stem):
     _, _, _, numbers, pairs, _ = _answers(stem, _read(path))
     found = number_leaks(numbers, pairs, list(expected_values_printed(stem)))
     assert not found, f"notebook {stem}: a wrong attempt is shown the asked number(s) as 'expected': {found}"
+
+
+# ---- a tab away from `check` ------------------------------------------------------------------------------------
+
+def _public_pointers(exercise) -> list[str]:
+    """The public attributes of a check (what tab completion on `check.nbNN_exercise_X.` lists) that hold the
+    reference itself or name where it lives (`closed`: 'kgslab.circle.crossing_angles', ...)."""
+    found = []
+    for name, value in vars(exercise).items():
+        if name.startswith("_"):
+            continue
+        values = value if isinstance(value, (tuple, list, set, frozenset)) else [value]
+        if any(item is exercise.reference or isinstance(item, str) and re.match(r"kgslab\.[\w.]+$", item)
+               for item in values):
+            found.append(name)
+    return found
+
+
+@pytest.mark.xfail(strict=True, reason="core.Exercise keeps `reference` and `closed` public (lead's file); see the "
+                                       "note of issue 28r")
+def test_a_check_does_not_show_where_its_answer_lives():
+    """Every copy imports `check`; `check.nb08_exercise_1.` then offers `reference` (whose `?` shows the reference's
+    docstring) and `closed` ('kgslab.circle.crossing_angles': the answer's module and name, a `??` away)."""
+    found = {key: _public_pointers(exercise) for key, exercise in check.exercises().items()}
+    found = {key: names for key, names in found.items() if names}
+    assert not found, f"checks whose public attributes lead to their answers: {found}"
