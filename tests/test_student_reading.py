@@ -30,8 +30,18 @@ answer).  This test finds an answer given in other words or other places:
   answer's code (the renamed syntax trees above): `diagnostics.hoeffding_epsilon`, Exercise 9.3 solved for epsilon
   instead of n, shared `np.log(1.0 / eta)` with it.
 
+* **fall-back prints** (the fourth read, a blank copy run): a cell that prints, labels or claims what an exercise
+  function computes (within the cell, or a result an earlier cell got from it) must ask the check whose function
+  it holds (`check.fallback_note`, `check.whose`): with the exercise blank the fall-back would print the number the
+  exercise asks for (09's "n = 922") or call the kit's code "your" ("✔ your sampler ...").
+* **pointers**: a repository file a copy names (`python benchmarks/run.py kgs`) must not call the notebook's answers.
+* **key calls**: the function at the heart of an answer (08's and 09's `np.arctan2`) is not used in the copy's code.
+* the first-tier hints must not state what their exercise asks to work out (HINT_FACTS, read as facts).
+* `?` on a fall-back shows its docstring: it must not be the reference's (xfail until core.py stops copying it).
+
 Each example of issue 28 is put back into a fresh release by `test_the_reader_finds_each_example_put_back`,
-which must find it.  Cost: about 5 s (ten notebooks parsed, no kernel started).
+which must find it.  Cost: about 17 s of CPU for the file (110 tests, measured on a busy machine; the clean
+reading of each notebook is made once for all its put-backs), no kernel started.
 """
 
 from __future__ import annotations
@@ -40,12 +50,14 @@ import ast
 import copy
 import functools
 import importlib
+import importlib.util
 import inspect
 import re
 import textwrap
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 import snowballstemmer
 
@@ -665,6 +677,202 @@ def kit_code_leaks(modules: set[str], code: dict[str, str]) -> list[str]:
     return found
 
 
+# ---- what a blank copy prints with the check's fall-back ----------------------------------------------------
+
+# Until an exercise passes, its check hands back the kit's reference (the fall-back) so that later cells run. A cell
+# that prints (or labels, or claims) what an exercise function computes would then print the reference's result:
+# the number the exercise asks for (09 printed "n = 922", Exercise 9.3's answer; 10 printed the toy's flip rates,
+# the answer of 10.1 and the key fact of Question 10.A), or "your ..." for code the student has not written (08's
+# "✔ your sampler ...", 09's "✔ your bounce's estimate ..." on a blank copy). Such a cell must ask the check whose
+# function it holds: `check.fallback_note(...)` (print the note instead of the answer) or `check.whose(...)`.
+# Cells that print what an exercise's result *feeds*, not what the exercise asks for, are listed here with the reason.
+FALLBACK_FED: dict[str, dict[str, str]] = {
+    "01": {"c20": "the gap between the primal and the dual solutions: a check of eq. (1), not a result asked for"},
+    "02": {"c18": "the CV error of one (L, gamma) next to scikit-learn's, which prints the same number anyway"},
+    "03": {"c15": "the posterior's error bars and coverage: what the GP does, not a number 4b asks for",
+           "c16a": "the posterior far from the data, the material of the written question (its answer is the why)"},
+    "04": {"c07": "the block of K_bow and K_2mer themselves (the copy holds both matrices): 5a asks for the function "
+                  "that cuts it out, and its question is what the entries show",
+           "c09": "the raw kernels against document length: the material of 5a's question (its answer is the why)",
+           "c17": "the normalised kernels against length, drawn: what normalising did",
+           "c32": "how often the normalised kernels find a translation: a use of 5a's result",
+           "c34": "kernel PCA of the centred kernels: a use of 5b's result"},
+    "05": {"c13": "raw against normalised kernel: iterations and accuracy, the material of the written question",
+           "c17": "the held-out accuracy at the chosen C and the documents nearest the boundary (says whose alpha)",
+           "c21": "the primal weights of the 2-mers: a use of the adatron's alpha",
+           "c23": "the support vectors and their texts: a use of the adatron's alpha",
+           "c29": "the adatron against SVC over C, a comparison (the chosen C is named by c19's `shown`, which asks)"},
+    "06": {"c13": "the preprocessing's effect on the kernel (says whose kernel)"},
+    "07": {"use-a-code": "w's training errors after (a): 0, the statement's separable data",
+           "c21": "the XOR corners: the written question's material, alpha grows while w stays 0 (its answer is why)"},
+    "08": {"c13": "Figure 2: one step drawn (its errors at w_j and w_j+1)",
+           "c22": "Figure 3's runs: their convergence diagnostics", "c26": "transduction with rejection: diagnostics"},
+    "09": {"09764a9f": "the kit's incremental billiard against the exercise's bounce: do they agree",
+           "d0d8b8f6": "Figure 2 drawn with the exercise's curve: the paper's figure (9.4 asks for the function)",
+           "de0e1267": "the paper's Figure 2 statements, read off the committed runs"},
+    "10": {"c29": "the KFD direction against sklearn's LDA: the cosine, 1 by construction",
+           "c33c": "the digits study against the committed run: do they agree",
+           "c36c": "the regulariser's effect on the digits, the material of Question 10.B (its answer is the why)"},
+}
+_SINK_CALLS = {"print", "claim", "convergence_claim", "text", "set_title", "suptitle", "set_ylabel", "set_xlabel"}
+_ASKS_THE_CHECK = re.compile(r"\bcheck\.(fallback_note|whose)\(")
+_YOUR = re.compile(r"\byour\b", re.IGNORECASE)
+
+
+def _checked_names(cells) -> set[str]:
+    """The exercise functions of a copy: the names a check cell rebinds (`f = check.nbNN_exercise_X(f)`)."""
+    return {match.group(1) for cell in cells if cell.cell_type == "code"
+            for match in [re.match(r"\s*(\w+)\s*=\s*check\.nb\d\d_", cell.source)] if match}
+
+
+def _uses(node, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _assigned(tree, which) -> set[str]:
+    """The names (not `_`) that the cell's assignments bind from a value for which `which(value)` holds."""
+    return {n.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and which(node.value)
+            for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name) and n.id != "_"}
+
+
+def _note_names(cells) -> set[str]:
+    """Names a copy assigns from `check.fallback_note(...)` or `check.whose(...)` (10's `flip_note`, used by later
+    cells): a cell that reads one asks the check."""
+    names = set()
+    for cell in cells:
+        tree = _parse(cell.source) if cell.cell_type == "code" and _ASKS_THE_CHECK.search(cell.source) else None
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Assign) and _ASKS_THE_CHECK.search(ast.unparse(node.value)):
+                names |= {n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def _sinks(tree):
+    """The calls that show something (print, a claim, a plot's text or title) and the label= of any call."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if name in _SINK_CALLS:
+                yield node
+            yield from (keyword.value for keyword in node.keywords if keyword.arg == "label")
+
+
+def _tainted(tree, exercises: set[str]) -> set[str]:
+    """The names in `exercises` and every name a statement of the cell assigns from them (to a fixed point)."""
+    tainted, grown = set(exercises), True
+    while grown:
+        grown = False
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension)):
+                source = node.iter if isinstance(node, (ast.For, ast.comprehension)) else node.value
+                targets = [node.target] if not isinstance(node, ast.Assign) else node.targets
+                if source is not None and any(isinstance(n, ast.Name) and n.id in tainted for n in ast.walk(source)):
+                    new = {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)} - tainted
+                    tainted |= new
+                    grown |= bool(new)
+    return tainted
+
+
+def fallback_prints(stem: str, cells) -> list[str]:
+    """"cell: what it shows" for every code cell that shows an exercise function's result, or says "your", without
+    asking the check whose function it holds (and is not in FALLBACK_FED)."""
+    results, notes, found = _checked_names(cells), _note_names(cells), []
+    for cell in cells:              # in order: an exercise's result (`best_gamma, cv = tune_gamma(...)`) is carried on
+        tree = _parse(cell.source) if cell.cell_type == "code" else None
+        if tree is None:
+            continue
+        tainted = _tainted(tree, results)
+        results = (results - _assigned(tree, lambda value: not _uses(value, tainted))) | _assigned(
+            tree, lambda value: isinstance(value, ast.Call) and _uses(value.func, results))
+        if _ASKS_THE_CHECK.search(cell.source) or cell.get("id") in FALLBACK_FED.get(stem, {}) \
+                or any(isinstance(n, ast.Name) and n.id in notes for n in ast.walk(tree)):
+            continue                # the cell asks the check (or through a note an earlier cell got from it)
+        for sink in _sinks(tree):
+            used = sorted({n.id for n in ast.walk(sink) if isinstance(n, ast.Name)} & tainted)
+            says_your = any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _YOUR.search(n.value)
+                            for n in ast.walk(sink))
+            if used or says_your:
+                found.append(f"{cell.get('id')}: {ast.unparse(sink)[:100]}")
+    return found
+
+
+# ---- pointers into the repository, and an answer's key call ---------------------------------------------------
+
+# A copy that names a file of the repository (`python benchmarks/run.py kgs`, `benchmarks/bench_billiard.py`,
+# `python -m kgslab.data build`) sends the student there: that file must not call one of the notebook's references
+# or the functions its checks close (08's intro pointed at bench_kgs.py, which calls circle.crossing_angles).
+_POINTER = re.compile(r"benchmarks/run\.py\s+(?P<topic>\w+)|(?P<path>benchmarks/[\w/]+\.py)"
+                      r"|python -m (?P<module>kgslab[\w.]*)")
+
+
+def _pointed_files(texts: list[str]) -> set[Path]:
+    found = set()
+    for text in texts:
+        for match in _POINTER.finditer(text):
+            if match["topic"]:
+                found.add(ROOT / "benchmarks" / f"bench_{match['topic']}.py")
+            elif match["path"]:
+                found.add(ROOT / match["path"])
+            else:
+                spec = importlib.util.find_spec(match["module"])
+                origin = spec and (spec.origin if not spec.submodule_search_locations
+                                   else str(Path(spec.origin).parent / "__main__.py"))
+                found |= {Path(origin)} if origin else set()
+    return {path for path in found if path.exists()}
+
+
+def _answer_names(stem: str) -> set[str]:
+    """The names of a notebook's references and of the functions its checks close (`crossing_angles`)."""
+    names = set()
+    for key, exercise in check.exercises().items():
+        if key.startswith(f"nb{stem}_"):
+            names.add(getattr(inspect.unwrap(exercise.reference), "__name__", ""))
+            names |= {name.rpartition(".")[2] for name in exercise.closed}
+    return names - {""}
+
+
+def pointer_leaks(stem: str, texts: list[str]) -> list[str]:
+    """"file: name" for every repository file a copy names that calls one of the notebook's answers."""
+    found, names = [], _answer_names(stem)
+    for path in sorted(_pointed_files(texts)):
+        tree = _parse(path.read_text())
+        called = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                  for node in ast.walk(tree) if isinstance(node, ast.Call)} if tree else set()
+        found += [f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {name}"
+                  for name in sorted(called & names)]
+    return found
+
+
+# The function at the heart of an answer, which the copy's code must not show in use where it would show the way
+# (08 computed the drawn angle as np.arctan2(<w_next, v>, <w_next, w>): Exercise 1's phi_i = atan2(b_i, a_i) in
+# another place), with the cells that use it for something else and why:
+KEY_CALLS: dict[str, set[str]] = {"08": {"np.arctan2", "numpy.arctan2", "math.atan2"},
+                                  "09": {"np.arctan2", "numpy.arctan2", "math.atan2"}}
+KEY_CALLS_ELSEWHERE: dict[str, dict[str, str]] = {
+    "09": {"c04": "the azimuth of the 3-d view of Figure 1 (the angle of a point in the plane, not a flight time)"},
+}
+
+
+def key_call_leaks(stem: str, cells) -> list[str]:
+    found = []
+    for cell in cells:
+        tree = _parse(cell.source) if cell.cell_type == "code" else None
+        if tree is None or cell.get("id") in KEY_CALLS_ELSEWHERE.get(stem, {}):
+            continue
+        found += [f"{cell.get('id')}: {ast.unparse(node)[:80]}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and ast.unparse(node.func) in KEY_CALLS.get(stem, set())]
+    return found
+
+
+# What a first-tier hint must not say because its exercise asks the student to work it out (a fact, as for the
+# written answers: all its words within FACT_WINDOW of each other, in the copy's prose or the hints):
+HINT_FACTS: dict[str, list[str]] = {
+    "08": ["error interval wraps round 0"],                  # Exercise 2's start count ("work out how")
+    "07": ["radius mapped points margin unit separator"],     # 5(d): the ingredients of Novikoff's bound
+    "04": ["phi x i sqrt k ii"],                              # 5b asks how ||phi(x_i)|| reads off K (5a's hint said)
+}
+
+
 # ---- one notebook ------------------------------------------------------------------------------------------
 
 def _hints(stem: str) -> list[str]:
@@ -703,13 +911,16 @@ def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[
         "code": sorted(code[shape] for shape in code.keys() & seen if code[shape] not in SPECIFIED_CODE.get(stem, {})),
         "formulas": [formula for formula in formula_leaks(formulas, prose + hints + code_strings(student.cells))
                      if formula not in SPECIFIED_FORMULAS.get(stem, {})],
-        "facts": fact_leaks(facts, prose + hints),
+        "facts": fact_leaks(facts + HINT_FACTS.get(stem, []), prose + hints),
         "docstrings": fact_leaks(facts, module_docstrings(reach)) + formula_leaks(formulas, module_docstrings(reach)),
         "numbers": [number for number in number_leaks(numbers, pairs, prose + hints,
                                                       code_strings(student.cells))
                     if number not in SPECIFIED_NUMBERS.get(stem, {})],
         "imports": [f"{module}: {', '.join(hits)}" for module, hits in imports.items()],
         "kit code": kit_code_leaks(reach, code),
+        "fall-back prints": fallback_prints(stem, student.cells),
+        "pointers": pointer_leaks(stem, prose + code_strings(student.cells)),
+        "key calls": key_call_leaks(stem, student.cells),
     }
 
 
@@ -817,6 +1028,32 @@ EXAMPLES = {
     "09-hoeffding-epsilon-code": ("09", _code("from kgslab.billiard_reference import hoeffding_epsilon"), "kit code"),
     "03-band-not-data": ("03", _md("The shaded band is where $f$ probably is. It is *not* where the data fall."),
                          "facts"),
+    # Found on the fourth session's read (a blank copy run): with an exercise blank, the check's fall-back printed
+    # the number the exercise asks for, or called the kit's code "your".
+    "09-n-922-printed": ("09", _code('print(f"epsilon = 0.05, eta = 0.01: n = {hoeffding_bounces(0.05, 0.01)} '
+                                    'bounces")'), "fall-back prints"),
+    "10-toy-flip-rates-printed": ("10", _code("toy_observed, toy_flip = flip_rates_from_noise_rates([0.2, 0.2], "
+                                              "[0.8, 0.2])\nprint(f\"flip rates gamma_1, gamma_2 = "
+                                              "{toy_flip.round(4)}\")"), "fall-back prints"),
+    "02-cv-choice-printed": ("02", _code("best_gamma, cv_errors = tune_gamma(X_train, y_train, L, gammas)\n"
+                                         "print(f\"best gamma by 5-fold CV: {best_gamma:.3g}\")"), "fall-back prints"),
+    "08-your-sampler-claim": ("08", _code('convergence_claim("your sampler, votes on the 100 test points", draws10)'),
+                              "fall-back prints"),
+    "07-your-bound-column": ("07", _code("print(f\"{'a':>6}  {'your bound':>10}\")"), "fall-back prints"),
+    # Found on the same read: 08's intro sent the student to the benchmark that calls the answers; 08 computed the
+    # drawn angle with Exercise 1's atan2; the first-tier hints of 08's Exercise 2 and 07's 5(d) told what to find.
+    "08-benchmark-pointer": ("08", _md("The ratio is the machine's, not the method's: `python benchmarks/run.py kgs` "
+                                       "measures it on yours."), "pointers"),
+    "08-drawn-angle-atan2": ("08", _code("theta_star = np.mod(np.arctan2(w_next @ direction, w_next @ w_current), "
+                                         "2 * np.pi)"), "key calls"),
+    "08-sweep-start-hint": ("08", _hint("nb08_exercise_2", "The count before the first crossing is the number of "
+                                        "points whose error interval wraps round through 0."), "facts"),
+    "04-norm-in-5a-hint": ("04", _hint("nb04_exercise_5a", "eq. (19) divides every entry K_ij by the lengths of "
+                                       "both feature vectors, ||phi(x_i)|| = sqrt(K_ii) and ||phi(x_j)|| = "
+                                       "sqrt(K_jj)."), "facts"),
+    "07-bound-ingredients-hint": ("07", _hint("nb07_exercise_5d", "The bound of (d) is a classical theorem on the "
+                                              "perceptron's number of updates: it needs the radius of the mapped "
+                                              "points and the margin of a unit-length separator."), "facts"),
 }
 
 
@@ -837,12 +1074,19 @@ def _put_back(path: Path, change):
     return solution, student, hints
 
 
+@functools.lru_cache(maxsize=None)
+def _clean_reading(stem: str) -> dict[str, list]:
+    """What the reader finds in a fresh release of a notebook (once per notebook for all its put-backs)."""
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
+    return read_like_a_student(stem, _read(path), release_notebook(_read(path)), _hints(stem))
+
+
 @pytest.mark.parametrize("example", sorted(EXAMPLES))
 def test_the_reader_finds_each_example_put_back(example):
     stem, change, kind = EXAMPLES[example]
     path = next(p for p in SOLUTIONS if _stem(p) == stem)
     solution, student, hints = _put_back(path, change)
-    clean = read_like_a_student(stem, solution, release_notebook(solution), _hints(stem))
+    clean = _clean_reading(stem)
     found = read_like_a_student(stem, solution, student, hints)
     assert len(found[kind]) > len(clean[kind]), f"{example}: putting it back was not noticed ({kind}: {found[kind]})"
 
@@ -1049,3 +1293,125 @@ def test_the_docstring_of_an_imported_class_is_read_where_it_is_imported(monkeyp
     its docstring is read as part of kfd2001. Put back with the maximiser of Exercise 10.5, the reader finds it."""
     from kgslab.papers.kfd2001 import LabelNoiseKFD
     _assert_docstring_put_back_is_found("10", LabelNoiseKFD, "\n    alpha = (N + mu I)^-1 (M_1 - M_0)\n", monkeypatch)
+
+
+def test_a_fallback_says_so_and_an_own_function_does_not():
+    """The two questions a cell asks the check (`check.fallback_note`, `check.whose`), on Exercise 9.3: a blank
+    function gets the fall-back (named by the note, "the kit's fall-back"); a correct one written here (the
+    smallest n with exp(-2 n eps^2) <= eta, by counting up: no closed form) is the student's own ("", "your")."""
+    def hoeffding_bounces(epsilon, eta):
+        raise NotImplementedError()
+
+    def counted(epsilon, eta):
+        n = 1
+        while np.exp(-2 * n * epsilon**2) > eta:
+            n += 1
+        return n
+
+    blank = check.nb09_exercise_3(hoeffding_bounces)
+    assert "hoeffding_bounces" in check.fallback_note(blank) and check.whose(blank) == "the kit's fall-back"
+    own = check.nb09_exercise_3(counted)
+    assert own is counted and check.fallback_note(own) == "" and check.whose(own) == "your"
+    assert check.whose(own, blank) == "the kit's fall-back"
+    with pytest.raises(TypeError, match="whose"):
+        check.whose()
+    with pytest.raises(TypeError, match="fallback_note.*int"):
+        check.fallback_note(3)
+
+
+# ---- what `?` shows of a fall-back -------------------------------------------------------------------------
+
+# A blank copy, run: `hoeffding_bounces?` (or Shift-Tab in JupyterLab) on the name the check cell rebound shows the
+# fall-back's docstring, which `check.core.reference_fallback` copies from the kit's reference: the reference's
+# equation and worked example, i.e. the answer. Key strings of answers those docstrings gave (plain text, as help()
+# shows them), besides what the reader's other kinds find:
+FALLBACK_HELP_ANSWERS: dict[str, list[str]] = {
+    "04": ["sqrt(K_ii)", "1'K1, the mean of all entries"],             # norms_and_means, issue 28's 04 example
+    "08": ["atan2(b_i, a_i)", "phi_i + pi/2"],                         # crossing_angles: issue 28's 08 example
+    "09": ["atan2(margins_j, -slopes_j)", "ln(1/eta) / (2 eps^2)"],    # flight_times, hoeffding_bounces
+    "10": ["(0.0588, 0.5)", "(N + mu I)^{-1} (M_+ - M_-)"],            # 10.1's toy answer, 10.5's maximiser
+}
+# The fix is one line of kgslab/check/core.py (the lead's file this session): the fall-back's __doc__ should name
+# it as the fall-back instead of copying the reference's. Until then these fail, and xfail(strict) says so; it turns
+# into a failure when the fix lands, to remove the mark.
+_FALLBACK_HELP_OPEN = pytest.mark.xfail(strict=True, reason="core.reference_fallback copies the reference's "
+                                        "docstring (lead's file); see the note of issue 28r")
+
+
+def fallback_help(stem: str) -> list[str]:
+    """What `?` shows of each of a notebook's fall-backs: the docstring `core.reference_fallback` gives it."""
+    from kgslab.check.core import reference_fallback
+    return [inspect.getdoc(reference_fallback(exercise.reference, key, key)) or ""
+            for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")]
+
+
+def fallback_help_leaks(stem: str) -> list[str]:
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
+    code, formulas, facts, numbers, pairs, _ = _answers(stem, _read(path))
+    docs = fallback_help(stem)
+    return (formula_leaks(formulas, docs) + fact_leaks(facts, docs) + number_leaks(numbers, pairs, docs)
+            + sorted(code[shape] for shape in page_code(docs) & code.keys())
+            + [key for key in FALLBACK_HELP_ANSWERS.get(stem, []) if any(key in doc for doc in docs)])
+
+
+@pytest.mark.parametrize("stem", [pytest.param(_stem(p), marks=_FALLBACK_HELP_OPEN)
+                                  if _stem(p) in {"02", "04", "08", "09", "10"} else _stem(p) for p in SOLUTIONS])
+def test_the_help_of_a_fallback_gives_no_answer(stem):
+    found = fallback_help_leaks(stem)
+    assert not found, f"notebook {stem}: `?` on a fall-back shows the answer in the reference's docstring: {found}"
+
+
+# ---- what a failed check prints -------------------------------------------------------------------------------
+
+# A failed check prints, for each wrong case, "expected <the reference's result>". When a case *is* the instance the
+# notebook asks about, any wrong attempt (`return 0`) prints the number the exercise asks for: 09's case "epsilon =
+# 0.05, eta = 0.01 (the paper)" prints "expected 922", 10's "the paper's toy" prints the toy's observed priors and
+# flip rates. The case lists are in kgslab/check/nb09_billiard.py and nb10_kfd.py (the lead's files this session):
+# another instance (other epsilon and eta, other priors) would fix it; until then xfail(strict) says so.
+_CASE_PRINTS_OPEN = pytest.mark.xfail(strict=True, reason="a check case is the notebook's asked instance "
+                                      "(lead's case lists); see the note of issue 28r")
+
+
+@functools.lru_cache(maxsize=None)
+def expected_values_printed(stem: str) -> tuple[str, ...]:
+    """What a failed check of each of a notebook's exercises can print as 'expected': the reference on each case."""
+    from kgslab.check.core import describe_value
+    return tuple(describe_value(exercise.reference(*case.args, **case.kwargs))
+                 for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")
+                 for case in exercise.cases())
+
+
+@pytest.mark.parametrize("stem", [pytest.param(_stem(p), marks=_CASE_PRINTS_OPEN) if _stem(p) in {"09", "10"}
+                                  else _stem(p) for p in SOLUTIONS])
+def test_a_failed_check_prints_no_asked_number(stem):
+    """Cost: every reference on every case of the notebook, about 1.5 s of CPU for the ten."""
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
+    _, _, _, numbers, pairs, _ = _answers(stem, _read(path))
+    found = number_leaks(numbers, pairs, list(expected_values_printed(stem)))
+    assert not found, f"notebook {stem}: a wrong attempt is shown the asked number(s) as 'expected': {found}"
+
+
+# ---- a tab away from `check` ------------------------------------------------------------------------------------
+
+def _public_pointers(exercise) -> list[str]:
+    """The public attributes of a check (what tab completion on `check.nbNN_exercise_X.` lists) that hold the
+    reference itself or name where it lives (`closed`: 'kgslab.circle.crossing_angles', ...)."""
+    found = []
+    for name, value in vars(exercise).items():
+        if name.startswith("_"):
+            continue
+        values = value if isinstance(value, (tuple, list, set, frozenset)) else [value]
+        if any(item is exercise.reference or isinstance(item, str) and re.match(r"kgslab\.[\w.]+$", item)
+               for item in values):
+            found.append(name)
+    return found
+
+
+@pytest.mark.xfail(strict=True, reason="core.Exercise keeps `reference` and `closed` public (lead's file); see the "
+                                       "note of issue 28r")
+def test_a_check_does_not_show_where_its_answer_lives():
+    """Every copy imports `check`; `check.nb08_exercise_1.` then offers `reference` (whose `?` shows the reference's
+    docstring) and `closed` ('kgslab.circle.crossing_angles': the answer's module and name, a `??` away)."""
+    found = {key: _public_pointers(exercise) for key, exercise in check.exercises().items()}
+    found = {key: names for key, names in found.items() if names}
+    assert not found, f"checks whose public attributes lead to their answers: {found}"

@@ -45,3 +45,31 @@ def hint(name) -> None:
         raise ValueError(f"name must be the name of a check such as 'nb04_exercise_5a'"
                          f"{' (did you mean ' + ', '.join(close) + '?)' if close else ''}; got {name!r}")
     return show_hint(known[name])
+
+
+def _stand_ins(functions, name: str) -> list[str]:
+    """The names of the check's fall-backs among `functions` (the kit's reference handed back for a blank or wrong
+    exercise: `core.reference_fallback` marks it)."""
+    if not functions or not all(callable(function) for function in functions):
+        raise TypeError(f"{name} takes the exercise functions a cell uses (callables, at least one); "
+                        f"got {', '.join(type(function).__name__ for function in functions) or 'nothing'}")
+    return [function.__name__ for function in functions if getattr(function, "_kgslab_reference", None) is not None]
+
+
+def fallback_note(*functions) -> str:
+    """'' while every one of `functions` is your own; otherwise a line that names those the check's fall-back stands
+    in for, for the cell to print *instead of* its results: what an exercise asks you to find is not printed for you.
+
+    ``print(check.fallback_note(hoeffding_bounces) or f"n = {hoeffding_bounces(0.05, 0.01)}")``
+    """
+    stand_ins = _stand_ins(functions, "fallback_note")
+    if not stand_ins:
+        return ""
+    return (f"[{', '.join(stand_ins)}: the check's fall-back is in use until yours passes, so this cell does not "
+            f"print what {'these exercises ask' if len(stand_ins) > 1 else 'the exercise asks'} you to find]")
+
+
+def whose(*functions) -> str:
+    """'your' while every one of `functions` is your own, "the kit's fall-back" while a check's fall-back stands in
+    for one of them: the words a printed line or a ✔ uses for whose code produced it."""
+    return "the kit's fall-back" if _stand_ins(functions, "whose") else "your"

@@ -43,9 +43,9 @@ nb04_exercise_5a = Exercise(
     "nb04_exercise_5a", "Exercise 5a (normalise a kernel, eq. 19)",
     kernels.normalise, _cases, points=2, hidden=_kernel_hidden,
     compare=allclose(rtol=1e-9, atol=1e-12),
-    hint="eq. (19) divides every entry K_ij by the lengths of both feature vectors, ||phi(x_i)|| = sqrt(K_ii) "
-         "and ||phi(x_j)|| = sqrt(K_jj), so every diagonal entry of the result is 1 and no entry exceeds 1 "
-         "in size. If yours are off by a square root, check which power of K_ii you divide by.",
+    hint="eq. (19) divides every entry K_ij by the lengths of both feature vectors (each read off the diagonal of "
+         "K), so every diagonal entry of the result is 1 and no entry exceeds 1 in size. If yours are off by a "
+         "square root, check which power of K_ii you divide by.",
     code_hint="np.diag(K) is the vector of K_ii; np.outer(u, v) is the matrix u_i v_j, so the division "
               "needs no diagonal matrices (and no loops); build a new array rather than dividing K in place.")
 

@@ -135,7 +135,7 @@ nb07_exercise_5d = Exercise(
     hint="All four numbers concern the weight vector of the alpha given (by default the one of (c), from your "
          "separating_alpha), and every inner "
          "product of mapped training points is an entry of K~. The bound of (d) is a classical theorem on the perceptron's "
-         "number of updates: it needs the radius of the mapped points and the margin of a unit-length separator.",
+         "number of updates: state it, then compute what it needs for this w.",
     code_hint="K_tilde = K + a * np.eye(m); alpha = separating_alpha(K, y, a) when alpha is None; "
               "margin = min(y * (K_tilde @ alpha)); "
               "norm_w_squared = alpha @ K_tilde @ alpha; radius_squared = max(diag(K_tilde)); "

@@ -140,8 +140,9 @@ nb08_exercise_2 = Exercise(
     circle.arc_errors_by_sweep, _sweep_cases, points=3, closed=("kgslab.circle.arc_errors_direct",),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="walking round the circle from theta = 0, every crossing changes the count by one: up at a 'becomes "
-         "an error' angle (the first half of the input), down at a 'becomes correct' angle. The count before the "
-         "first crossing is the number of points whose error interval wraps round through 0. errors[k] is the "
+         "an error' angle (the first half of the input), down at a 'becomes correct' angle. The sum needs a "
+         "start: the number of points that are errors at theta = 0, which each point's two angles "
+         "tell you. errors[k] is the "
          "count just after the k-th boundary, so the last arc holds the current point.",
     code_hint="sort the angles and remember where each came from (np.argsort): an index below m is +1, else -1; "
               "a running total (np.cumsum) started from the count at theta = 0 gives every arc.")
