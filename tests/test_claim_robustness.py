@@ -89,3 +89,14 @@ def test_shift_changes_every_literal_seed_and_clears_outputs():
     shifted = robustness.shift_seeds(notebook, 3)
     assert shifted.cells[0].source == "a = np.random.default_rng(10)\nb = np.random.default_rng(14).choice(3)"
     assert shifted.cells[0].outputs == [] and notebook.cells[0].source.startswith("a = np.random.default_rng(7)")
+
+
+def test_a_shifted_run_draws_its_figures_without_encoding_them(tmp_path):
+    # the run is read for its verdicts only (claim_robustness.NO_FIGURE_IMAGES): the figure's cell runs, no PNG
+    path = tmp_path / "figure.ipynb"
+    nbformat.write(_notebook(tmp_path, SETUP, "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+                             "plt.plot(rng.random(3)); plt.show()\n"
+                             'claim("no PNG", not get_ipython().display_formatter.formatters["image/png"].enabled)'),
+                   path)
+    run = robustness.run_shifted(path, 1)
+    assert run.error is None and [str(verdict) for verdict in run.verdicts] == ["✔ no PNG"]
