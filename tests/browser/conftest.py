@@ -1,4 +1,5 @@
-"""JupyterLab in a real browser: one server and one headless Chromium for the whole session.
+"""JupyterLab in a real browser: one server and one headless Chromium for the whole session (of each xdist worker:
+`make browser` runs two, and a notebook's tests share one worker through its xdist group).
 
 The tests here open every solution notebook in JupyterLab, run all cells and move
 every slider panel with the keyboard, as a student would.  They need Debian's
@@ -103,15 +104,30 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # The run times travel with the tests' reports: `make browser` runs two pytest-xdist workers, each with its
+    # own JupyterLab and Chromium, and the summary is written by the controller, which ran no notebook itself.
+    report = (yield).get_result()
+    if report.when == "teardown" and REPORT["run_seconds"]:
+        report.user_properties.append(("lab_run_seconds", dict(REPORT["run_seconds"])))
+
+
 def pytest_terminal_summary(terminalreporter):
-    if not (REPORT["screenshots"] or REPORT["run_seconds"]):
+    run_seconds = dict(REPORT["run_seconds"])
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            run_seconds.update(value for name, value in getattr(report, "user_properties", ())
+                               if name == "lab_run_seconds" for value in value.items())
+    if not run_seconds:
         return
     write = terminalreporter.write_line
     terminalreporter.section("browser tests")
-    for name, seconds in REPORT["run_seconds"].items():
+    for name, seconds in sorted(run_seconds.items()):
         write(f"{name}: opened and ran all cells in JupyterLab in {seconds:.1f} s")
-    if REPORT["screenshots"]:
-        write(f"screenshots ({len(REPORT['screenshots'])}) in {SCREENSHOTS}")
+    screenshots = sorted(SCREENSHOTS.rglob("*.png")) if SCREENSHOTS.is_dir() else []
+    if screenshots:
+        write(f"screenshots ({len(screenshots)}) in {SCREENSHOTS}")
 
 
 def _free_port() -> int:
