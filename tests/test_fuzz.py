@@ -1240,7 +1240,7 @@ for _info in pkgutil.iter_modules(importlib.import_module("kgslab.check").__path
         _exercise = getattr(_module, _key)
         if isinstance(_exercise, Exercise):
             register(f"kgslab.check.{_info.name}.{_key}",
-                     st.just(_exercise.reference).map(lambda reference: {"student": _copy_of(reference)}),
+                     st.just(_exercise._reference).map(lambda reference: {"student": _copy_of(reference)}),
                      {"student": "student"}, run=_run_check(_exercise), max_examples=1, containers=(),
                      # the checks' own time limit (5 s) can refuse even the reference on a machine under load
                      may_refuse=r"did not finish within the time limit")

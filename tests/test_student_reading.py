@@ -589,7 +589,7 @@ def closed_functions(stem: str) -> set[int]:
     found = set()
     for key, exercise in check.exercises().items():
         if key.startswith(f"nb{stem}_"):
-            for name in exercise.closed:
+            for name in exercise._closed:
                 owner, _, value = _resolve(name)
                 if inspect.ismodule(owner) and not owner.__name__.startswith("kgslab.check"):
                     found |= {id(value), id(inspect.unwrap(value))}
@@ -604,7 +604,7 @@ def own_references(stem: str, solution) -> tuple[set[int], set[str]]:
         if cell.cell_type == "code" and _regions(cell.source):
             tree = _parse(cell.source.replace(BEGIN_WORDS, "").replace(END_WORDS, ""))
             names |= {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)} if tree else set()
-    return {id(exercise.reference) for exercise in exercises} | closed_functions(stem), names
+    return {id(exercise._reference) for exercise in exercises} | closed_functions(stem), names
 
 
 def import_leaks(modules: set[str], references: set[int], names: set[str]) -> dict[str, list[str]]:
@@ -826,8 +826,8 @@ def _answer_names(stem: str) -> set[str]:
     names = set()
     for key, exercise in check.exercises().items():
         if key.startswith(f"nb{stem}_"):
-            names.add(getattr(inspect.unwrap(exercise.reference), "__name__", ""))
-            names |= {name.rpartition(".")[2] for name in exercise.closed}
+            names.add(getattr(inspect.unwrap(exercise._reference), "__name__", ""))
+            names |= {name.rpartition(".")[2] for name in exercise._closed}
     return names - {""}
 
 
@@ -1319,46 +1319,134 @@ def test_a_fallback_says_so_and_an_own_function_does_not():
         check.fallback_note(3)
 
 
-# ---- what `?` shows of a fall-back -------------------------------------------------------------------------
+# ---- what `?`, `??` and help() show of a fall-back and of a check -----------------------------------------------
 
-# A blank copy, run: `hoeffding_bounces?` (or Shift-Tab in JupyterLab) on the name the check cell rebound shows the
-# fall-back's docstring, which `check.core.reference_fallback` copies from the kit's reference: the reference's
-# equation and worked example, i.e. the answer. Key strings of answers those docstrings gave (plain text, as help()
-# shows them), besides what the reader's other kinds find:
+# A blank copy, run: `hoeffding_bounces?` (or Shift-Tab in JupyterLab) on the name the check cell rebound showed the
+# fall-back's docstring, which `check.core.reference_fallback` copied from the kit's reference (the reference's
+# equation and worked example, i.e. the answer), and `hoeffding_bounces??` followed its `__wrapped__` to the
+# reference's source. Key strings of answers those docstrings gave (plain text, as help() shows them), besides what
+# the reader's other kinds find:
 FALLBACK_HELP_ANSWERS: dict[str, list[str]] = {
     "04": ["sqrt(K_ii)", "1'K1, the mean of all entries"],             # norms_and_means, issue 28's 04 example
     "08": ["atan2(b_i, a_i)", "phi_i + pi/2"],                         # crossing_angles: issue 28's 08 example
     "09": ["atan2(margins_j, -slopes_j)", "ln(1/eta) / (2 eps^2)"],    # flight_times, hoeffding_bounces
     "10": ["(0.0588, 0.5)", "(N + mu I)^{-1} (M_+ - M_-)"],            # 10.1's toy answer, 10.5's maximiser
 }
-# The fix is one line of kgslab/check/core.py (the lead's file this session): the fall-back's __doc__ should name
-# it as the fall-back instead of copying the reference's. Until then these fail, and xfail(strict) says so; it turns
-# into a failure when the fix lands, to remove the mark.
-_FALLBACK_HELP_OPEN = pytest.mark.xfail(strict=True, reason="core.reference_fallback copies the reference's "
-                                        "docstring (lead's file); see the note of issue 28r")
 
 
-def fallback_help(stem: str) -> list[str]:
-    """What `?` shows of each of a notebook's fall-backs: the docstring `core.reference_fallback` gives it."""
-    from kgslab.check.core import reference_fallback
-    return [inspect.getdoc(reference_fallback(exercise.reference, key, key)) or ""
-            for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")]
+@functools.lru_cache(maxsize=1)
+def _shell():
+    """An IPython shell, as a notebook's kernel has (no kernel started: its inspector is what `?`/`??` print)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    return InteractiveShell.instance()
+
+
+def what_a_student_reads(stem: str) -> list[str]:
+    """Everything a student reads of a notebook's fall-backs and checks: IPython's `name?` and `name??` (the
+    inspector's detail levels 0 and 1, as JupyterLab's Shift-Tab and the pager show them), `help(name)` (pydoc),
+    `inspect.getsource` (`??` by hand) and `inspect.signature`; of each check too (`check.nbNN_exercise_X?`,
+    `??`, help). The fall-backs are made as the check makes them (`core.reference_fallback`), so a put-back in
+    core.py is what this reads."""
+    import pydoc
+
+    from kgslab.check import core
+    from solution_code import exercise_functions
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
+    shell, texts, names = _shell(), [], exercise_functions(path.stem)     # the names the check cells rebind
+    for key, exercise in check.exercises().items():
+        if not key.startswith(f"nb{stem}_"):
+            continue
+        name = names[key]
+        fallback = core.reference_fallback(exercise._reference, name, key)
+        shell.user_ns.update({name: fallback, "check": check})
+        followed = [f"{name}.__wrapped__"] if hasattr(fallback, "__wrapped__") else []     # what `??` would follow
+        for shown in [name, f"check.{key}"] + followed:
+            for level in (0, 1):
+                texts.append(shell.object_inspect_text(shown, detail_level=level))
+        for obj in (fallback, exercise):
+            texts.append(pydoc.plain(pydoc.render_doc(obj)))
+            try:
+                texts.append(inspect.getsource(obj))
+            except (OSError, TypeError):
+                pass
+        texts.append(str(inspect.signature(fallback)))
+    return texts
+
+
+def _reference_texts(stem: str) -> list[tuple[str, str]]:
+    """(what, text) of each reference of the notebook's exercises that a student must not be led to: its docstring
+    and the body of its source (the lines after the `def` line and docstring)."""
+    found = []
+    for key, exercise in check.exercises().items():
+        if not key.startswith(f"nb{stem}_"):
+            continue
+        function = inspect.unwrap(exercise._reference)
+        for cell in getattr(exercise._reference, "__closure__", None) or ():     # the closed guard's original
+            if inspect.isfunction(cell.cell_contents) and cell.cell_contents.__name__ == function.__name__:
+                function = cell.cell_contents
+        doc = inspect.getdoc(function) or ""
+        if len(doc) > 40:
+            found.append((f"{key}: the reference's docstring", doc.splitlines()[0]))
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+            body = tree.body[0].body
+            body = body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                else body
+            lines = [ast.unparse(node).splitlines()[0] for node in body]
+            found += [(f"{key}: the reference's code", line) for line in lines if len(line) > 25]
+        except (OSError, TypeError, SyntaxError):
+            pass
+    return found
 
 
 def fallback_help_leaks(stem: str) -> list[str]:
     path = next(p for p in SOLUTIONS if _stem(p) == stem)
     code, formulas, facts, numbers, pairs, _ = _answers(stem, _read(path))
-    docs = fallback_help(stem)
-    return (formula_leaks(formulas, docs) + fact_leaks(facts, docs) + number_leaks(numbers, pairs, docs)
-            + sorted(code[shape] for shape in page_code(docs) & code.keys())
-            + [key for key in FALLBACK_HELP_ANSWERS.get(stem, []) if any(key in doc for doc in docs)])
+    texts = what_a_student_reads(stem)
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", text) for text in texts]
+    return (formula_leaks(formulas, plain) + fact_leaks(facts, plain) + number_leaks(numbers, pairs, plain)
+            + [key for key in FALLBACK_HELP_ANSWERS.get(stem, []) if any(key in text for text in plain)]
+            + sorted({what for what, line in _reference_texts(stem) if any(line in text for text in plain)}))
 
 
-@pytest.mark.parametrize("stem", [pytest.param(_stem(p), marks=_FALLBACK_HELP_OPEN)
-                                  if _stem(p) in {"02", "04", "08", "09", "10"} else _stem(p) for p in SOLUTIONS])
-def test_the_help_of_a_fallback_gives_no_answer(stem):
-    found = fallback_help_leaks(stem)
-    assert not found, f"notebook {stem}: `?` on a fall-back shows the answer in the reference's docstring: {found}"
+@pytest.mark.parametrize("path", SOLUTIONS, ids=_stem)
+def test_what_a_student_reads_of_a_fallback_or_a_check_gives_no_answer(path):
+    """Cost: IPython's inspector and pydoc on every fall-back and check, about 2 s of CPU for the ten."""
+    found = fallback_help_leaks(_stem(path))
+    assert not found, f"notebook {_stem(path)}: `?`/`??`/help() of a fall-back or a check shows an answer: {found}"
+
+
+def _fallback_as_before(original, **put_back):
+    def made(reference, student_name, key):
+        fallback = original(reference, student_name, key)
+        for attribute, value in put_back.items():
+            setattr(fallback, attribute, value(reference))
+        return fallback
+    return made
+
+
+@pytest.mark.parametrize("put_back", ["__doc__", "__wrapped__"])
+@pytest.mark.parametrize("stem", ["04", "08", "09", "10"])
+def test_a_fallback_that_shows_its_reference_again_is_found(stem, put_back, monkeypatch):
+    """Put back what core.reference_fallback did until issue 28s: the reference's docstring (`?` shows it) or its
+    `__wrapped__` (`??` and inspect.getsource follow it to the reference's source)."""
+    from kgslab.check import core
+    monkeypatch.setattr(core, "reference_fallback",
+                        _fallback_as_before(core.reference_fallback, **{put_back: lambda reference: (
+                            reference.__doc__ if put_back == "__doc__" else reference)}))
+    assert fallback_help_leaks(stem), f"{stem}: a fall-back with the reference's {put_back} was not noticed"
+
+
+def test_a_fallback_says_what_it_is():
+    """`?` on a fall-back names it: the kit's fall-back for the student's function, in use until theirs passes."""
+    def hoeffding_bounces(epsilon, eta):
+        raise NotImplementedError()
+
+    shell = _shell()
+    shell.user_ns["hoeffding_bounces"] = fallback = check.nb09_exercise_3(hoeffding_bounces)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", shell.object_inspect_text("hoeffding_bounces", detail_level=0))
+    assert "The kit's fall-back for hoeffding_bounces" in text and "until your hoeffding_bounces passes" in text
+    assert not hasattr(fallback, "__wrapped__")
 
 
 # ---- what a failed check prints -------------------------------------------------------------------------------
@@ -1376,7 +1464,7 @@ _CASE_PRINTS_OPEN = pytest.mark.xfail(strict=True, reason="a check case is the n
 def expected_values_printed(stem: str) -> tuple[str, ...]:
     """What a failed check of each of a notebook's exercises can print as 'expected': the reference on each case."""
     from kgslab.check.core import describe_value
-    return tuple(describe_value(exercise.reference(*case.args, **case.kwargs))
+    return tuple(describe_value(exercise._reference(*case.args, **case.kwargs))
                  for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")
                  for case in exercise.cases())
 
@@ -1395,23 +1483,70 @@ def test_a_failed_check_prints_no_asked_number(stem):
 
 def _public_pointers(exercise) -> list[str]:
     """The public attributes of a check (what tab completion on `check.nbNN_exercise_X.` lists) that hold the
-    reference itself or name where it lives (`closed`: 'kgslab.circle.crossing_angles', ...)."""
+    reference itself or name where it lives (the closed names: 'kgslab.circle.crossing_angles', ...)."""
     found = []
     for name, value in vars(exercise).items():
         if name.startswith("_"):
             continue
         values = value if isinstance(value, (tuple, list, set, frozenset)) else [value]
-        if any(item is exercise.reference or isinstance(item, str) and re.match(r"kgslab\.[\w.]+$", item)
+        if any(item is exercise._reference or isinstance(item, str) and re.match(r"kgslab\.[\w.]+$", item)
                for item in values):
             found.append(name)
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="core.Exercise keeps `reference` and `closed` public (lead's file); see the "
-                                       "note of issue 28r")
 def test_a_check_does_not_show_where_its_answer_lives():
-    """Every copy imports `check`; `check.nb08_exercise_1.` then offers `reference` (whose `?` shows the reference's
-    docstring) and `closed` ('kgslab.circle.crossing_angles': the answer's module and name, a `??` away)."""
+    """Every copy imports `check`; `check.nb08_exercise_1.` offered `reference` (whose `?` showed the reference's
+    docstring) and `closed` ('kgslab.circle.crossing_angles': the answer's module and name, a `??` away) until
+    issue 28s made them private."""
     found = {key: _public_pointers(exercise) for key, exercise in check.exercises().items()}
     found = {key: names for key, names in found.items() if names}
     assert not found, f"checks whose public attributes lead to their answers: {found}"
+
+
+@pytest.mark.parametrize("attribute", ["reference", "closed"])
+def test_a_public_reference_or_closed_list_put_back_on_a_check_is_found(attribute, monkeypatch):
+    exercise = check.nb08_exercise_1
+    monkeypatch.setattr(exercise, attribute, getattr(exercise, f"_{attribute}"), raising=False)
+    assert _public_pointers(exercise) == [attribute]
+
+
+def _answer_homes() -> tuple[set[int], set[str]]:
+    """(ids of every exercise's reference and closed functions, names of the modules that hold one) over all ten."""
+    from kgslab.check.closed import _resolve
+    functions, modules = set(), set()
+    for exercise in check.exercises().values():
+        for name in exercise._closed:
+            owner, _, value = _resolve(name)
+            if inspect.isclass(owner):                   # a method (KernelAdatron.fit): the class's module holds it
+                owner = importlib.import_module(owner.__module__)
+            functions |= {id(value), id(inspect.unwrap(value))}
+            if not owner.__name__.startswith("kgslab.check"):
+                modules.add(owner.__name__)
+    return functions, modules
+
+
+def check_module_pointers() -> dict[str, list[str]]:
+    """The public attributes of the check modules (`check.nb08_kgs.`, two tabs from `check`, which every copy
+    imports) that are an exercise's reference or closed function, or a kit module holding one (`circle`)."""
+    import pkgutil
+    functions, modules = _answer_homes()
+    found = {}
+    for info in pkgutil.iter_modules(check.__path__):
+        module = importlib.import_module(f"kgslab.check.{info.name}")
+        hits = [name for name, value in vars(module).items() if not name.startswith("_") and (
+            id(value) in functions or inspect.ismodule(value) and value.__name__ in modules)]
+        if hits:
+            found[module.__name__] = sorted(hits)
+    return found
+
+
+def test_no_check_module_shows_an_answer_two_tabs_from_check():
+    assert not check_module_pointers(), f"check modules whose public names lead to answers: {check_module_pointers()}"
+
+
+def test_an_answer_module_put_back_into_a_check_module_is_found(monkeypatch):
+    from kgslab import circle
+    from kgslab.check import nb08_kgs
+    monkeypatch.setattr(nb08_kgs, "circle", circle, raising=False)
+    assert check_module_pointers() == {"kgslab.check.nb08_kgs": ["circle"]}
