@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import adatron_reference as _adatron_reference, text as _text
-from ..kernels import linear_kernel, normalise as _normalise, rbf_kernel
+from ..kernels import linear_kernel, rbf_kernel
+from ..normalise_reference import normalise as _normalise
 from ..papers import coursework as _coursework
 from .core import Case, Exercise, Mistake, Problem, allclose
 
