@@ -18,7 +18,7 @@ from sklearn.svm import SVC
 
 from kgslab import data
 from kgslab.adatron import KernelAdatron, dual_objective
-from kgslab.kernels import normalise
+from kgslab.normalise_reference import normalise
 
 
 def _english_french(quick: bool):

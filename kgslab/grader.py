@@ -185,8 +185,8 @@ class GradeOutsideKernel(NbGraderPreprocessor):
             raise AssertionError("graded from outcomes")
 
         placeholder.__name__ = name
-        return core.judge(exercise.title, placeholder, exercise.reference, cases, compare=exercise.compare, hint="",
-                          key=None, time_limit=self.time_limit, closed=exercise.closed,
+        return core.judge(exercise.title, placeholder, exercise._reference, cases, compare=exercise.compare, hint="",
+                          key=None, time_limit=self.time_limit, closed=exercise._closed,
                           outcomes=outcomes or [{"kind": "crashed"}])
 
 

@@ -48,7 +48,7 @@ def program(stem: str) -> dict:
             pass
     exercises = check.exercises()
     for key, name in exercise_functions(stem).items():
-        namespace[name] = core.reference_fallback(exercises[key].reference, name, key)
+        namespace[name] = core.reference_fallback(exercises[key]._reference, name, key)
     return namespace
 
 

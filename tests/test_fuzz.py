@@ -149,8 +149,8 @@ register("kgslab.kernels.kernel_matrix",
          st.builds(lambda p, k, L: {**p, "kernel": k, "L": L}, two_point_sets(), st.sampled_from(["rbf", "linear"]),
                    positive),
          {"X": "matrix", "kernel": "language"})
-register("kgslab.kernels.normalise", gram(positive_definite=True).map(lambda K: {"K": K}), {"K": "gram"})
-register("kgslab.kernels.centre", gram().map(lambda K: {"K": K}), {"K": "gram"})
+register("kgslab.normalise_reference.normalise", gram(positive_definite=True).map(lambda K: {"K": K}), {"K": "gram"})
+register("kgslab.normalise_reference.centre", gram().map(lambda K: {"K": K}), {"K": "gram"})
 
 # ---- regression -------------------------------------------------------------------------------------
 
@@ -1092,7 +1092,7 @@ for _name in ("adatron_no_bias", "adatron_with_bias"):
              labelled_gram(C=positive, eta=st.sampled_from([0.25, 0.5, 1.0]), max_iter=st.sampled_from([None, 5, 50])),
              {"K": "gram", "y": "pm1", "C": "positive", "eta": "positive", "tol": "nonneg", "max_iter": "iterations"},
              skip_bad={"max_iter": {"None"}})
-register("kgslab.kernels.norms_and_means", gram().map(lambda K: {"K": K}), {"K": "psd_gram"})
+register("kgslab.normalise_reference.norms_and_means", gram().map(lambda K: {"K": K}), {"K": "psd_gram"})
 
 
 @st.composite
@@ -1240,7 +1240,7 @@ for _info in pkgutil.iter_modules(importlib.import_module("kgslab.check").__path
         _exercise = getattr(_module, _key)
         if isinstance(_exercise, Exercise):
             register(f"kgslab.check.{_info.name}.{_key}",
-                     st.just(_exercise.reference).map(lambda reference: {"student": _copy_of(reference)}),
+                     st.just(_exercise._reference).map(lambda reference: {"student": _copy_of(reference)}),
                      {"student": "student"}, run=_run_check(_exercise), max_examples=1, containers=(),
                      # the checks' own time limit (5 s) can refuse even the reference on a machine under load
                      may_refuse=r"did not finish within the time limit")

@@ -5,6 +5,7 @@ import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 
+from kgslab.check.core import reference_of
 from kgslab.data import sinc_data
 from kgslab.kernels import rbf_kernel
 from kgslab.regression import gp_posterior, kernel_ridge, log_evidence
@@ -143,7 +144,7 @@ def test_notebook_03_checks_accept_right_and_refuse_wrong_answers(capsys):
 
     assert check.nb03_exercise_4b(gp_posterior_by_student) is gp_posterior_by_student
     from kgslab import regression
-    assert check.nb03_exercise_4b(posterior_with_noise).__wrapped__ is regression.gp_posterior
+    assert reference_of(check.nb03_exercise_4b(posterior_with_noise)) is regression.gp_posterior
     assert capsys.readouterr().out.count("✘") == 2
 
 

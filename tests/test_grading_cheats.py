@@ -64,15 +64,15 @@ def _call(parameters):
 
 
 def _public_reference(key):
-    name = check.exercises()[key].reference._kgslab_closed_name
-    return name if not name.startswith("kgslab.check.") else f"kgslab.check.{key}.reference"
+    name = check.exercises()[key]._reference._kgslab_closed_name
+    return name if not name.startswith("kgslab.check.") else f"kgslab.check.{key}._reference"
 
 
 def _calls_the_reference(name, parameters, key):
     """The body of a function that returns what the kit's public reference (or the check's) computes."""
     target = _public_reference(key)
     if target.startswith("kgslab.check."):
-        return f"from kgslab import check\nreturn check.{key}.reference({_call(parameters)})"
+        return f"from kgslab import check\nreturn check.{key}._reference({_call(parameters)})"
     module, function = target.rsplit(".", 1)
     return f"import {module}\nreturn {target}({_call(parameters)})"
 
@@ -93,7 +93,7 @@ def _literal_answers(name, parameters, key):
     table = {}
     for case in exercise.cases():
         try:
-            answer = exercise.reference(*case.args, **case.kwargs)
+            answer = exercise._reference(*case.args, **case.kwargs)
             first = case.args[0]
             table[round(float(np.sum(np.asarray(first, dtype=float))), 6)] = answer
         except Exception:  # noqa: BLE001 -- a case this cheat cannot key: it gets nothing there
@@ -124,7 +124,7 @@ def _submissions(source, released):
     cheats = {
         "calls_reference": _with_bodies(source, _calls_the_reference),
         "wraps_check_reference": _with_bodies(source, lambda n, p, k: f"from kgslab import check\n"
-                                                                        f"return check.{k}.reference({_call(p)})"),
+                                                                        f"return check.{k}._reference({_call(p)})"),
         "environment": _after_setup(blank_functions, 'import os\nos.environ.pop("NBGRADER_EXECUTION", None)'),
         "patched_grade": _after_setup(blank_functions, "from kgslab.check import core\n"
                                                        "core.Exercise.grade = lambda *a, **k: None\n" +
@@ -142,7 +142,7 @@ def _submissions(source, released):
     edited = nbformat.from_dict(blank_functions)
     for cell in edited.cells:
         if re.search(rf"check\.{first_key}\(", cell.source) and cell.metadata.get("kgslab_role") != "test":
-            cell.source = re.sub(rf"check\.{first_key}\((\w+)\)", rf"check.{first_key}.reference", cell.source)
+            cell.source = re.sub(rf"check\.{first_key}\((\w+)\)", rf"check.{first_key}._reference", cell.source)
             cell.metadata.pop("nbgrader", None)
             cell.metadata.pop("kgslab_role", None)
     wanted["edited_check_cell"] = (edited, every)

@@ -5,7 +5,8 @@ import pytest
 from sklearn.metrics.pairwise import rbf_kernel as sklearn_rbf
 from sklearn.preprocessing import KernelCenterer
 
-from kgslab.kernels import centre, kernel_matrix, linear_kernel, normalise, rbf_kernel
+from kgslab.kernels import kernel_matrix, linear_kernel, rbf_kernel
+from kgslab.normalise_reference import centre, normalise
 
 
 @pytest.fixture

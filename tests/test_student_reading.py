@@ -37,10 +37,13 @@ answer).  This test finds an answer given in other words or other places:
 * **pointers**: a repository file a copy names (`python benchmarks/run.py kgs`) must not call the notebook's answers.
 * **key calls**: the function at the heart of an answer (08's and 09's `np.arctan2`) is not used in the copy's code.
 * the first-tier hints must not state what their exercise asks to work out (HINT_FACTS, read as facts).
-* `?` on a fall-back shows its docstring: it must not be the reference's (xfail until core.py stops copying it).
+* what a student reads of a fall-back and of a check (`?`, `??`, help(), inspect) holds no answer: not the
+  reference's docstring or code; a check's public attributes and a check module's public names do not lead to
+  an answer; a failed check prints no asked number as 'expected'; a copy reaches no answer of its own or of a
+  later notebook (02 and 03 reached 04's references in `kgslab.kernels`).
 
 Each example of issue 28 is put back into a fresh release by `test_the_reader_finds_each_example_put_back`,
-which must find it.  Cost: about 17 s of CPU for the file (110 tests, measured on a busy machine; the clean
+which must find it.  Cost: about 25 s of CPU for the file (134 tests, measured on a busy machine; the clean
 reading of each notebook is made once for all its put-backs), no kernel started.
 """
 
@@ -589,7 +592,7 @@ def closed_functions(stem: str) -> set[int]:
     found = set()
     for key, exercise in check.exercises().items():
         if key.startswith(f"nb{stem}_"):
-            for name in exercise.closed:
+            for name in exercise._closed:
                 owner, _, value = _resolve(name)
                 if inspect.ismodule(owner) and not owner.__name__.startswith("kgslab.check"):
                     found |= {id(value), id(inspect.unwrap(value))}
@@ -604,7 +607,7 @@ def own_references(stem: str, solution) -> tuple[set[int], set[str]]:
         if cell.cell_type == "code" and _regions(cell.source):
             tree = _parse(cell.source.replace(BEGIN_WORDS, "").replace(END_WORDS, ""))
             names |= {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)} if tree else set()
-    return {id(exercise.reference) for exercise in exercises} | closed_functions(stem), names
+    return {id(exercise._reference) for exercise in exercises} | closed_functions(stem), names
 
 
 def import_leaks(modules: set[str], references: set[int], names: set[str]) -> dict[str, list[str]]:
@@ -826,8 +829,8 @@ def _answer_names(stem: str) -> set[str]:
     names = set()
     for key, exercise in check.exercises().items():
         if key.startswith(f"nb{stem}_"):
-            names.add(getattr(inspect.unwrap(exercise.reference), "__name__", ""))
-            names |= {name.rpartition(".")[2] for name in exercise.closed}
+            names.add(getattr(inspect.unwrap(exercise._reference), "__name__", ""))
+            names |= {name.rpartition(".")[2] for name in exercise._closed}
     return names - {""}
 
 
@@ -1319,99 +1322,285 @@ def test_a_fallback_says_so_and_an_own_function_does_not():
         check.fallback_note(3)
 
 
-# ---- what `?` shows of a fall-back -------------------------------------------------------------------------
+# ---- what `?`, `??` and help() show of a fall-back and of a check -----------------------------------------------
 
-# A blank copy, run: `hoeffding_bounces?` (or Shift-Tab in JupyterLab) on the name the check cell rebound shows the
-# fall-back's docstring, which `check.core.reference_fallback` copies from the kit's reference: the reference's
-# equation and worked example, i.e. the answer. Key strings of answers those docstrings gave (plain text, as help()
-# shows them), besides what the reader's other kinds find:
+# A blank copy, run: `hoeffding_bounces?` (or Shift-Tab in JupyterLab) on the name the check cell rebound showed the
+# fall-back's docstring, which `check.core.reference_fallback` copied from the kit's reference (the reference's
+# equation and worked example, i.e. the answer), and `hoeffding_bounces??` followed its `__wrapped__` to the
+# reference's source. Key strings of answers those docstrings gave (plain text, as help() shows them), besides what
+# the reader's other kinds find:
 FALLBACK_HELP_ANSWERS: dict[str, list[str]] = {
     "04": ["sqrt(K_ii)", "1'K1, the mean of all entries"],             # norms_and_means, issue 28's 04 example
     "08": ["atan2(b_i, a_i)", "phi_i + pi/2"],                         # crossing_angles: issue 28's 08 example
     "09": ["atan2(margins_j, -slopes_j)", "ln(1/eta) / (2 eps^2)"],    # flight_times, hoeffding_bounces
     "10": ["(0.0588, 0.5)", "(N + mu I)^{-1} (M_+ - M_-)"],            # 10.1's toy answer, 10.5's maximiser
 }
-# The fix is one line of kgslab/check/core.py (the lead's file this session): the fall-back's __doc__ should name
-# it as the fall-back instead of copying the reference's. Until then these fail, and xfail(strict) says so; it turns
-# into a failure when the fix lands, to remove the mark.
-_FALLBACK_HELP_OPEN = pytest.mark.xfail(strict=True, reason="core.reference_fallback copies the reference's "
-                                        "docstring (lead's file); see the note of issue 28r")
 
 
-def fallback_help(stem: str) -> list[str]:
-    """What `?` shows of each of a notebook's fall-backs: the docstring `core.reference_fallback` gives it."""
-    from kgslab.check.core import reference_fallback
-    return [inspect.getdoc(reference_fallback(exercise.reference, key, key)) or ""
-            for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")]
+@functools.lru_cache(maxsize=1)
+def _shell():
+    """An IPython shell, as a notebook's kernel has (no kernel started: its inspector is what `?`/`??` print)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    return InteractiveShell.instance()
+
+
+def what_a_student_reads(stem: str) -> list[str]:
+    """Everything a student reads of a notebook's fall-backs and checks: IPython's `name?` and `name??` (the
+    inspector's detail levels 0 and 1, as JupyterLab's Shift-Tab and the pager show them), `help(name)` (pydoc),
+    `inspect.getsource` (`??` by hand) and `inspect.signature`; of each check too (`check.nbNN_exercise_X?`,
+    `??`, help). The fall-backs are made as the check makes them (`core.reference_fallback`), so a put-back in
+    core.py is what this reads."""
+    import pydoc
+
+    from kgslab.check import core
+    from solution_code import exercise_functions
+    path = next(p for p in SOLUTIONS if _stem(p) == stem)
+    shell, texts, names = _shell(), [], exercise_functions(path.stem)     # the names the check cells rebind
+    for key, exercise in check.exercises().items():
+        if not key.startswith(f"nb{stem}_"):
+            continue
+        name = names[key]
+        fallback = core.reference_fallback(exercise._reference, name, key)
+        shell.user_ns.update({name: fallback, "check": check})
+        followed = [f"{name}.__wrapped__"] if hasattr(fallback, "__wrapped__") else []     # what `??` would follow
+        for shown in [name, f"check.{key}"] + followed:
+            for level in (0, 1):
+                texts.append(shell.object_inspect_text(shown, detail_level=level))
+        for obj in (fallback, exercise):
+            texts.append(pydoc.plain(pydoc.render_doc(obj)))
+            try:
+                texts.append(inspect.getsource(obj))
+            except (OSError, TypeError):
+                pass
+        texts.append(str(inspect.signature(fallback)))
+    return texts
+
+
+def _reference_texts(stem: str) -> list[tuple[str, str]]:
+    """(what, text) of each reference of the notebook's exercises that a student must not be led to: its docstring
+    and the body of its source (the lines after the `def` line and docstring)."""
+    found = []
+    for key, exercise in check.exercises().items():
+        if not key.startswith(f"nb{stem}_"):
+            continue
+        function = inspect.unwrap(exercise._reference)
+        for cell in getattr(exercise._reference, "__closure__", None) or ():     # the closed guard's original
+            if inspect.isfunction(cell.cell_contents) and cell.cell_contents.__name__ == function.__name__:
+                function = cell.cell_contents
+        doc = inspect.getdoc(function) or ""
+        if len(doc) > 40:
+            found.append((f"{key}: the reference's docstring", doc.splitlines()[0]))
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+            body = tree.body[0].body
+            body = body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                else body
+            lines = [ast.unparse(node).splitlines()[0] for node in body]
+            found += [(f"{key}: the reference's code", line) for line in lines if len(line) > 25]
+        except (OSError, TypeError, SyntaxError):
+            pass
+    return found
 
 
 def fallback_help_leaks(stem: str) -> list[str]:
     path = next(p for p in SOLUTIONS if _stem(p) == stem)
     code, formulas, facts, numbers, pairs, _ = _answers(stem, _read(path))
-    docs = fallback_help(stem)
-    return (formula_leaks(formulas, docs) + fact_leaks(facts, docs) + number_leaks(numbers, pairs, docs)
-            + sorted(code[shape] for shape in page_code(docs) & code.keys())
-            + [key for key in FALLBACK_HELP_ANSWERS.get(stem, []) if any(key in doc for doc in docs)])
+    texts = what_a_student_reads(stem)
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", text) for text in texts]
+    return (formula_leaks(formulas, plain) + fact_leaks(facts, plain) + number_leaks(numbers, pairs, plain)
+            + [key for key in FALLBACK_HELP_ANSWERS.get(stem, []) if any(key in text for text in plain)]
+            + sorted({what for what, line in _reference_texts(stem) if any(line in text for text in plain)}))
 
 
-@pytest.mark.parametrize("stem", [pytest.param(_stem(p), marks=_FALLBACK_HELP_OPEN)
-                                  if _stem(p) in {"02", "04", "08", "09", "10"} else _stem(p) for p in SOLUTIONS])
-def test_the_help_of_a_fallback_gives_no_answer(stem):
-    found = fallback_help_leaks(stem)
-    assert not found, f"notebook {stem}: `?` on a fall-back shows the answer in the reference's docstring: {found}"
+@pytest.mark.parametrize("path", SOLUTIONS, ids=_stem)
+def test_what_a_student_reads_of_a_fallback_or_a_check_gives_no_answer(path):
+    """Cost: IPython's inspector and pydoc on every fall-back and check, about 5 s of CPU for the ten."""
+    found = fallback_help_leaks(_stem(path))
+    assert not found, f"notebook {_stem(path)}: `?`/`??`/help() of a fall-back or a check shows an answer: {found}"
+
+
+def _fallback_as_before(original, **put_back):
+    def made(reference, student_name, key):
+        fallback = original(reference, student_name, key)
+        for attribute, value in put_back.items():
+            setattr(fallback, attribute, value(reference))
+        return fallback
+    return made
+
+
+@pytest.mark.parametrize("stem, put_back", [("04", "__doc__"), ("09", "__doc__"), ("08", "__wrapped__"),
+                                             ("10", "__wrapped__")])
+def test_a_fallback_that_shows_its_reference_again_is_found(stem, put_back, monkeypatch):
+    """Put back what core.reference_fallback did until issue 28s: the reference's docstring (`?` shows it) or its
+    `__wrapped__` (`??` and inspect.getsource follow it to the reference's source)."""
+    from kgslab.check import core
+    monkeypatch.setattr(core, "reference_fallback",
+                        _fallback_as_before(core.reference_fallback, **{put_back: lambda reference: (
+                            reference.__doc__ if put_back == "__doc__" else reference)}))
+    assert fallback_help_leaks(stem), f"{stem}: a fall-back with the reference's {put_back} was not noticed"
+
+
+def test_a_fallback_says_what_it_is():
+    """`?` on a fall-back names it: the kit's fall-back for the student's function, in use until theirs passes."""
+    def hoeffding_bounces(epsilon, eta):
+        raise NotImplementedError()
+
+    shell = _shell()
+    shell.user_ns["hoeffding_bounces"] = fallback = check.nb09_exercise_3(hoeffding_bounces)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", shell.object_inspect_text("hoeffding_bounces", detail_level=0))
+    assert "The kit's fall-back for hoeffding_bounces" in text and "until your hoeffding_bounces passes" in text
+    assert not hasattr(fallback, "__wrapped__")
 
 
 # ---- what a failed check prints -------------------------------------------------------------------------------
 
 # A failed check prints, for each wrong case, "expected <the reference's result>". When a case *is* the instance the
 # notebook asks about, any wrong attempt (`return 0`) prints the number the exercise asks for: 09's case "epsilon =
-# 0.05, eta = 0.01 (the paper)" prints "expected 922", 10's "the paper's toy" prints the toy's observed priors and
-# flip rates. The case lists are in kgslab/check/nb09_billiard.py and nb10_kfd.py (the lead's files this session):
-# another instance (other epsilon and eta, other priors) would fix it; until then xfail(strict) says so.
-_CASE_PRINTS_OPEN = pytest.mark.xfail(strict=True, reason="a check case is the notebook's asked instance "
-                                      "(lead's case lists); see the note of issue 28r")
+# 0.05, eta = 0.01 (the paper)" printed "expected 922", 10's "the paper's toy" the toy's observed priors and flip
+# rates, until issue 28s chose other instances (put back below: the reader finds them).
+PAPER_CASES = {"09": ("nb09_exercise_3", "epsilon = 0.05, eta = 0.01 (the paper)", (0.05, 0.01)),
+               "10": ("nb10_exercise_1", "the paper's toy: noise 0.2 both ways, priors 0.8 / 0.2",
+                      ([0.2, 0.2], [0.8, 0.2]))}
 
 
 @functools.lru_cache(maxsize=None)
 def expected_values_printed(stem: str) -> tuple[str, ...]:
     """What a failed check of each of a notebook's exercises can print as 'expected': the reference on each case."""
     from kgslab.check.core import describe_value
-    return tuple(describe_value(exercise.reference(*case.args, **case.kwargs))
+    return tuple(describe_value(exercise._reference(*case.args, **case.kwargs))
                  for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")
                  for case in exercise.cases())
 
 
-@pytest.mark.parametrize("stem", [pytest.param(_stem(p), marks=_CASE_PRINTS_OPEN) if _stem(p) in {"09", "10"}
-                                  else _stem(p) for p in SOLUTIONS])
-def test_a_failed_check_prints_no_asked_number(stem):
-    """Cost: every reference on every case of the notebook, about 1.5 s of CPU for the ten."""
+def failed_check_leaks(stem: str) -> list[str]:
     path = next(p for p in SOLUTIONS if _stem(p) == stem)
     _, _, _, numbers, pairs, _ = _answers(stem, _read(path))
-    found = number_leaks(numbers, pairs, list(expected_values_printed(stem)))
+    return number_leaks(numbers, pairs, list(expected_values_printed(stem)))
+
+
+@pytest.mark.parametrize("stem", [_stem(p) for p in SOLUTIONS])
+def test_a_failed_check_prints_no_asked_number(stem):
+    """Cost: every reference on every case of the notebook, about 1.5 s of CPU for the ten."""
+    found = failed_check_leaks(stem)
     assert not found, f"notebook {stem}: a wrong attempt is shown the asked number(s) as 'expected': {found}"
+
+
+@pytest.mark.parametrize("stem", sorted(PAPER_CASES))
+def test_the_papers_instance_put_back_as_a_check_case_is_found(stem, monkeypatch):
+    from kgslab.check import Case
+    key, label, args = PAPER_CASES[stem]
+    exercise = check.exercises()[key]
+    cases = exercise.cases
+    monkeypatch.setattr(exercise, "cases", lambda: [Case(label, args)] + cases())
+    expected_values_printed.cache_clear()
+    try:
+        assert failed_check_leaks(stem), f"{stem}: the paper's instance as a check case was not noticed"
+    finally:
+        expected_values_printed.cache_clear()
 
 
 # ---- a tab away from `check` ------------------------------------------------------------------------------------
 
 def _public_pointers(exercise) -> list[str]:
     """The public attributes of a check (what tab completion on `check.nbNN_exercise_X.` lists) that hold the
-    reference itself or name where it lives (`closed`: 'kgslab.circle.crossing_angles', ...)."""
+    reference itself or name where it lives (the closed names: 'kgslab.circle.crossing_angles', ...)."""
     found = []
     for name, value in vars(exercise).items():
         if name.startswith("_"):
             continue
         values = value if isinstance(value, (tuple, list, set, frozenset)) else [value]
-        if any(item is exercise.reference or isinstance(item, str) and re.match(r"kgslab\.[\w.]+$", item)
+        if any(item is exercise._reference or isinstance(item, str) and re.match(r"kgslab\.[\w.]+$", item)
                for item in values):
             found.append(name)
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="core.Exercise keeps `reference` and `closed` public (lead's file); see the "
-                                       "note of issue 28r")
 def test_a_check_does_not_show_where_its_answer_lives():
-    """Every copy imports `check`; `check.nb08_exercise_1.` then offers `reference` (whose `?` shows the reference's
-    docstring) and `closed` ('kgslab.circle.crossing_angles': the answer's module and name, a `??` away)."""
+    """Every copy imports `check`; `check.nb08_exercise_1.` offered `reference` (whose `?` showed the reference's
+    docstring) and `closed` ('kgslab.circle.crossing_angles': the answer's module and name, a `??` away) until
+    issue 28s made them private."""
     found = {key: _public_pointers(exercise) for key, exercise in check.exercises().items()}
     found = {key: names for key, names in found.items() if names}
     assert not found, f"checks whose public attributes lead to their answers: {found}"
+
+
+@pytest.mark.parametrize("attribute", ["reference", "closed"])
+def test_a_public_reference_or_closed_list_put_back_on_a_check_is_found(attribute, monkeypatch):
+    exercise = check.nb08_exercise_1
+    monkeypatch.setattr(exercise, attribute, getattr(exercise, f"_{attribute}"), raising=False)
+    assert _public_pointers(exercise) == [attribute]
+
+
+def _answer_homes() -> tuple[set[int], set[str]]:
+    """(ids of every exercise's reference and closed functions, names of the modules that hold one) over all ten."""
+    from kgslab.check.closed import _resolve
+    functions, modules = set(), set()
+    for exercise in check.exercises().values():
+        for name in exercise._closed:
+            owner, _, value = _resolve(name)
+            if inspect.isclass(owner):                   # a method (KernelAdatron.fit): the class's module holds it
+                owner = importlib.import_module(owner.__module__)
+            functions |= {id(value), id(inspect.unwrap(value))}
+            if not owner.__name__.startswith("kgslab.check"):
+                modules.add(owner.__name__)
+    return functions, modules
+
+
+def check_module_pointers() -> dict[str, list[str]]:
+    """The public attributes of the check modules (`check.nb08_kgs.`, two tabs from `check`, which every copy
+    imports) that are an exercise's reference or closed function, or a kit module holding one (`circle`)."""
+    import pkgutil
+    functions, modules = _answer_homes()
+    found = {}
+    for info in pkgutil.iter_modules(check.__path__):
+        module = importlib.import_module(f"kgslab.check.{info.name}")
+        hits = [name for name, value in vars(module).items() if not name.startswith("_") and (
+            id(value) in functions or inspect.ismodule(value) and value.__name__ in modules)]
+        if hits:
+            found[module.__name__] = sorted(hits)
+    return found
+
+
+def test_no_check_module_shows_an_answer_two_tabs_from_check():
+    assert not check_module_pointers(), f"check modules whose public names lead to answers: {check_module_pointers()}"
+
+
+def test_an_answer_module_put_back_into_a_check_module_is_found(monkeypatch):
+    from kgslab import circle
+    from kgslab.check import nb08_kgs
+    monkeypatch.setattr(nb08_kgs, "circle", circle, raising=False)
+    assert check_module_pointers() == {"kgslab.check.nb08_kgs": ["circle"]}
+
+
+# ---- a later notebook's answers -----------------------------------------------------------------------------------
+
+def later_answer_leaks(path: Path) -> dict[str, list[str]]:
+    """What a copy reaches (its imports and a tab further, as the imports kind) of the references of its own and every
+    LATER notebook's exercises, by identity (the reference, the functions its checks close) or by the exercise
+    function's name: 02 and 03 imported `kgslab.kernels`, which held 04's `normalise`, `centre` and
+    `norms_and_means` under 04's own names until issue 28s moved them to `kgslab.normalise_reference`. A copy
+    after 04 may use 04's normalising (05-07 import it from there): by then it is the student's own work."""
+    from solution_code import exercise_functions
+    stem = _stem(path)
+    references, names = set(), set()
+    for later in SOLUTIONS:
+        if _stem(later) >= stem:
+            references |= {id(exercise._reference) for key, exercise in check.exercises().items()
+                           if key.startswith(f"nb{_stem(later)}_")} | closed_functions(_stem(later))
+            names |= set(exercise_functions(later.stem).values())
+    student = release_notebook(_read(path))
+    return import_leaks(reachable_modules(imported_modules(student.cells)), references, names)
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=_stem)
+def test_a_copy_reaches_no_answer_of_a_later_notebook(path):
+    found = later_answer_leaks(path)
+    assert not found, f"{path.name}: modules the copy reaches hold answers of its own or a later notebook: {found}"
+
+
+@pytest.mark.parametrize("name", ["normalise", "centre", "norms_and_means"])
+def test_04s_reference_put_back_into_kernels_is_found_from_02(name, monkeypatch):
+    from kgslab import kernels, normalise_reference
+    monkeypatch.setattr(kernels, name, getattr(normalise_reference, name), raising=False)
+    found = later_answer_leaks(next(p for p in SOLUTIONS if _stem(p) == "02"))
+    assert name in found.get("kgslab.kernels", []), found

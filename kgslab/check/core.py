@@ -474,7 +474,13 @@ _RECORDS: dict[str, Record] = {}
 
 
 def reference_fallback(reference: Callable, student_name: str, key: str | None) -> Callable:
-    """The reference, wrapped so that a later check recognises it as the kit's and not the student's."""
+    """The reference, wrapped so that a later check recognises it as the kit's and not the student's.
+
+    What a student reads of it (``?``, Shift-Tab, ``help()``, ``??``) says what it is and gives no answer: its own
+    docstring, not the reference's (which states the equation and a worked example, issue 28), no ``__wrapped__``
+    (``inspect.getsource`` and IPython's ``??`` would follow it to the reference's source), only the reference's
+    signature (the exercise's own parameters).  `reference_of` gives the kit the reference back.
+    """
 
     closed_as = _closed.closed_name(reference)
 
@@ -484,11 +490,18 @@ def reference_fallback(reference: Callable, student_name: str, key: str | None) 
         return reference(*args, **kwargs)
 
     fallback.__name__ = fallback.__qualname__ = student_name
-    fallback.__doc__ = reference.__doc__
-    fallback.__wrapped__ = reference
+    fallback.__doc__ = (f"The kit's fall-back for {student_name}: the check handed it back because your "
+                        f"{student_name} is blank or not yet right, so that the rest of the notebook runs. It is in "
+                        f"use until your {student_name} passes its check.")
     fallback.__signature__ = _signature_or_none(reference)
     fallback._kgslab_reference = key or True
+    fallback._kgslab_stands_in_for = reference
     return fallback
+
+
+def reference_of(function) -> Callable | None:
+    """The reference a check's fall-back (`reference_fallback`) stands in for; None for any other function."""
+    return getattr(function, "_kgslab_stands_in_for", None)
 
 
 def _signature_or_none(function):
@@ -804,7 +817,7 @@ def _reference_name(key: str, reference: Callable) -> str:
     module, name = getattr(reference, "__module__", "") or "", getattr(reference, "__name__", "")
     if module.startswith("kgslab.") and not name.startswith("_") and not module.startswith("kgslab.check"):
         return f"{module}.{name}"
-    return f"kgslab.check.{key}.reference"
+    return f"kgslab.check.{key}._reference"
 
 
 def _points(points: int) -> str:
@@ -837,30 +850,33 @@ class Exercise:
         _require(isinstance(code_hint, str), "code_hint", "a sentence (str)", code_hint)
         _require(isinstance(closed, (tuple, list)) and all(isinstance(n, str) for n in closed), "closed",
                  "a tuple of dotted names of kit functions", closed)
-        self.closed = frozenset(_closed.close(closed))
+        # The reference and the closed names are private attributes: every copy imports `check`, and tab
+        # completion on a check must offer neither the answer (its `?`) nor the module and name where the kit
+        # keeps it (a `??` away), issue 28.  (This comment, unlike a docstring, is not what `?` shows.)
+        self._closed = frozenset(_closed.close(closed))
         reference_name = _reference_name(key, reference)
         if not reference_name.startswith("kgslab.check."):
             _closed.close([reference_name])            # wherever the kit holds it, not only in this check
         reference = _closed.guard_function(reference, reference_name)
-        self.closed |= {_closed.closed_name(reference)}
+        self._closed |= {_closed.closed_name(reference)}
         _require(hidden is None or callable(hidden), "hidden", "None or a function hidden(rng) -> list of Case",
                  hidden)
         self.hidden = hidden
-        self.key, self.title, self.reference, self.cases = key, title, reference, cases
+        self.key, self.title, self._reference, self.cases = key, title, reference, cases
         self.points, self.compare, self.hint, self.code_hint = points, compare, hint, code_hint
         self.__name__ = key
         self.__doc__ = f"{title}: check a student's function against the kit's reference ({_points(points)})."
 
     def __call__(self, student: Callable) -> Callable:
-        return run_exercise(self.title, student, self.reference, self.cases(), compare=self.compare,
-                            hint=self.hint, key=self.key, code_hint=bool(self.code_hint), closed=self.closed)
+        return run_exercise(self.title, student, self._reference, self.cases(), compare=self.compare,
+                            hint=self.hint, key=self.key, code_hint=bool(self.code_hint), closed=self._closed)
 
     def judge(self, student: Callable, *, cases: list[Case] | None = None, outcomes: list[dict] | None = None,
               time_limit: float | None = None) -> Verdict:
         """The check's `Verdict` on `student` (or on `outcomes` computed elsewhere), printed and recorded nowhere."""
-        return judge(self.title, student, self.reference, cases if cases is not None else self.cases(),
+        return judge(self.title, student, self._reference, cases if cases is not None else self.cases(),
                      compare=self.compare, hint=self.hint, key=self.key, code_hint=bool(self.code_hint),
-                     closed=self.closed, outcomes=outcomes, time_limit=time_limit)
+                     closed=self._closed, outcomes=outcomes, time_limit=time_limit)
 
     def __repr__(self) -> str:
         return f"<check {self.key}: {self.title}, {self.points} points>"

@@ -7,7 +7,7 @@ A graded function, or a helper it calls, is flagged when it
 
 * calls one of the exercise's closed functions (its reference or a twin),
 * touches the checks' internals (``kgslab.check`` beyond calling a check:
-  ``.reference``, ``.grade``, ``core``, the records, ``grading_mode``),
+  ``._reference``, ``.grade``, ``core``, the records, ``grading_mode``),
 * touches the environment or the interpreter's machinery (``os.environ``,
   ``sys.modules``, ``importlib``, ``exec``/``eval``/``compile``, a function's
   ``__closure__``/``__globals__``/``__wrapped__``/``__code__``, tracing hooks),
@@ -29,9 +29,9 @@ __all__ = ["flags", "notebook_flags"]
 _MACHINERY_ATTRIBUTES = {"environ", "modules", "__closure__", "__globals__", "__wrapped__", "__code__",
                          "settrace", "setprofile", "_getframe", "cell_contents", "putenv", "unsetenv"}
 _MACHINERY_NAMES = {"importlib", "exec", "eval", "compile", "__import__", "globals", "builtins", "__builtins__"}
-_CHECK_INTERNALS = {"reference", "grade", "core", "_RECORDS", "grading_mode", "closed", "Exercise", "Record",
-                    "run_exercise", "judge", "Verdict", "reference_fallback", "code_hint", "cases", "compare", "forked",
-                    "sandbox"}
+_CHECK_INTERNALS = {"reference", "_reference", "grade", "core", "_RECORDS", "grading_mode", "closed", "_closed",
+                    "Exercise", "Record", "run_exercise", "judge", "Verdict", "reference_fallback", "reference_of",
+                    "code_hint", "cases", "compare", "forked", "sandbox"}
 
 
 def _aliases(tree) -> dict[str, str]:
@@ -100,7 +100,7 @@ def _shape(tree) -> str:
 
 
 def _reference_source(exercise) -> str | None:
-    function = exercise.reference
+    function = exercise._reference
     for cell in getattr(function, "__closure__", None) or ():
         if callable(cell.cell_contents) and getattr(cell.cell_contents, "__name__", "") == function.__name__:
             function = cell.cell_contents
@@ -139,7 +139,7 @@ def flags(definitions: list[str], function: str, key: str) -> list[str]:
     aliases = _aliases(ast.parse("\n".join(s for s in definitions if s.lstrip().startswith(("import", "from")))))
     notes = []
     for tree in [main] + helpers:
-        notes += _reach(tree, aliases, exercise.closed)
+        notes += _reach(tree, aliases, exercise._closed)
     reference = _reference_source(exercise)
     if reference:
         try:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import regression
-from ..papers import coursework
+from .. import regression as _regression
+from ..papers import coursework as _coursework
 from .core import Case, Exercise, Mistake, Problem, describe_value, describe_type, allclose, constant_factor
 
 __all__ = ["nb01_exercise_1_primal", "nb01_exercise_1_errors", "nb01_exercise_1_noise", "nb01_exercise_1_dual"]
@@ -49,7 +49,7 @@ def _solver_hidden(rng):
 
 nb01_exercise_1_primal = Exercise(
     "nb01_exercise_1_primal", "Exercise 1 (primal ridge regression)",
-    regression.ridge, _solver_cases(regression.ridge), points=2,
+    _regression.ridge, _solver_cases(_regression.ridge), points=2,
     closed=("kgslab.regression.ridge_dual", "kgslab.regression.kernel_ridge"), compare=allclose(rtol=1e-6),
     hidden=_solver_hidden,
     hint="w* solves the normal equations of ridge regression, a d x d linear system (d = the number of "
@@ -59,7 +59,7 @@ nb01_exercise_1_primal = Exercise(
 
 nb01_exercise_1_dual = Exercise(
     "nb01_exercise_1_dual", "Exercise 1 (dual ridge regression, eq. 2)",
-    regression.ridge_dual, _solver_cases(regression.ridge_dual), points=2,
+    _regression.ridge_dual, _solver_cases(_regression.ridge_dual), points=2,
     closed=("kgslab.regression.ridge", "kgslab.regression.kernel_ridge"), compare=allclose(rtol=1e-6),
     hidden=_solver_hidden,
     hint="alpha* has one entry per training point: eq. (2) is an l x l system whose matrix is built from the "
@@ -72,8 +72,8 @@ def _errors_cases():
     X, y = _problem(40, 6, 4)
     gammas = 10.0 ** np.arange(-3, 3)
     train, test = X[:20], X[20:]
-    expected = regression.ridge_errors(train, y[:20], test, y[20:], gammas)
-    on_test = regression.ridge_errors(test, y[20:], train, y[:20], gammas)
+    expected = _regression.ridge_errors(train, y[:20], test, y[20:], gammas)
+    on_test = _regression.ridge_errors(test, y[20:], train, y[:20], gammas)
     return [Case("20 training / 20 test points in R^6, gamma = 1e-3 ... 1e2",
                  (X[:20], y[:20], X[20:], y[20:], gammas), mistakes=[
                      Mistake("train-test-swapped", "the two arrays are swapped: the training MSE comes first.",
@@ -86,7 +86,7 @@ def _errors_cases():
 
 nb01_exercise_1_errors = Exercise(
     "nb01_exercise_1_errors", "Exercise 1 (training and test errors)",
-    regression.ridge_errors, _errors_cases, points=2, compare=allclose(rtol=1e-6),
+    _regression.ridge_errors, _errors_cases, points=2, compare=allclose(rtol=1e-6),
     hint="for each gamma fit w on the training set only (your ridge_primal); the mean squared error is the "
          "mean over the points of (y_i - x_i'w)^2, on the training set and on the test set; return the two "
          "arrays, training first.",
@@ -122,7 +122,7 @@ def _noise_case_at(levels, order="levels first"):
     """The reference study of the check's case at the student's noise levels (or with the draws in another order)."""
     case = NOISE_CASE
     if order == "levels first":
-        return coursework.noise_study(case["gammas"], case["n_train"], case["n_draws"], case["seed"],
+        return _coursework.noise_study(case["gammas"], case["n_train"], case["n_draws"], case["seed"],
                                       noise_levels=levels)
     from ..data import linear_data
     rng = np.random.default_rng(case["seed"])
@@ -132,7 +132,7 @@ def _noise_case_at(levels, order="levels first"):
         for row, noise in enumerate(levels):
             X, y, _ = linear_data(n=case["n_train"] + 100, d=10, noise=float(noise), random_state=rng)
             n = case["n_train"]
-            errors = regression.ridge_errors(X[:n], y[:n], X[n:], y[n:], case["gammas"])
+            errors = _regression.ridge_errors(X[:n], y[:n], X[n:], y[n:], case["gammas"])
             train[row] += errors[0] / case["n_draws"]
             test[row] += errors[1] / case["n_draws"]
     return np.asarray(levels, dtype=float), train, test
@@ -177,7 +177,7 @@ def _noise_cases():
 
 nb01_exercise_1_noise = Exercise(
     "nb01_exercise_1_noise", "Exercise 1 (noise study)",
-    coursework.noise_study, _noise_cases, points=3, compare=_compare_noise,
+    _coursework.noise_study, _noise_cases, points=3, compare=_compare_noise,
     hint="the check reruns your study at your own noise levels: at least three, increasing, from low (a third "
          "of the signal's standard deviation, about 1, or less) to high (about 3 or more). For each level, "
          "average the training and test MSE over n_draws data sets, all drawn from one generator made from "

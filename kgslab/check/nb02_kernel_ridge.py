@@ -11,10 +11,10 @@ import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import KFold, cross_val_score
 
-from .. import regression
+from .. import regression as _regression
 from ..data import sinc_data
 from ..kernels import linear_kernel, rbf_kernel
-from ..papers import coursework
+from ..papers import coursework as _coursework
 from .core import Case, Exercise, Mistake, Problem, describe_value, describe_type, allclose
 
 __all__ = ["nb02_exercise_2", "nb02_exercise_2_table", "nb02_exercise_3a", "nb02_exercise_3a_cv",
@@ -29,8 +29,8 @@ def _sinc_split(n_train, n_test, seed):
 # ---- Exercise 2: a straight line through sinc ----------------------------------------------------------
 
 def _without_intercept(X_train, y_train, X_test, y_test, gamma):
-    w = regression.ridge(X_train, y_train, gamma)
-    return regression.mse(y_train, X_train @ w), regression.mse(y_test, X_test @ w)
+    w = _regression.ridge(X_train, y_train, gamma)
+    return _regression.mse(y_train, X_train @ w), _regression.mse(y_test, X_test @ w)
 
 
 def _nb02_exercise_2_cases():
@@ -38,7 +38,7 @@ def _nb02_exercise_2_cases():
     cases = []
     for gamma, seed in [(0.0, 1), (0.1, 2), (10.0, 3)]:
         args = _sinc_split(30, 30, seed) + (gamma,)
-        expected = regression.linear_fit_errors(*args)
+        expected = _regression.linear_fit_errors(*args)
         cases.append(Case(f"30 training / 30 test sinc points, gamma = {gamma:g}", args, mistakes=[
             Mistake("train-test-swapped", "the two errors are swapped: the training MSE comes first.",
                     result=expected[::-1]),
@@ -51,7 +51,7 @@ def _nb02_exercise_2_cases():
 
 nb02_exercise_2 = Exercise(
     "nb02_exercise_2", "Exercise 2 (linear regression on sinc)",
-    regression.linear_fit_errors, _nb02_exercise_2_cases, points=3,
+    _regression.linear_fit_errors, _nb02_exercise_2_cases, points=3,
     closed=("kgslab.regression.ridge_errors",), compare=allclose(rtol=1e-6),
     hint="fit the line y = w x + b on the training set by ridge regression on the data with a column of ones "
          "appended (that column's weight is b; gamma = 0 is least squares), with l the number of training "
@@ -89,7 +89,7 @@ def _compare_table(expected, got, case) -> str | Problem | None:
     problem = _table_gammas_problem(got[0])
     if problem:
         return problem
-    reference = coursework.linear_regression_table(*case.args, gammas=got[0])
+    reference = _coursework.linear_regression_table(*case.args, gammas=got[0])
     problem = allclose(rtol=1e-6)(reference, got)
     if problem and allclose(rtol=1e-6)((reference[0], reference[1][:, ::-1]), got) is None:
         return Problem(problem, "train-test-swapped", "the two columns are swapped: training MSE first.")
@@ -105,7 +105,7 @@ def _table_cases():
 
 nb02_exercise_2_table = Exercise(
     "nb02_exercise_2_table", "Exercise 2 (the table of LSR and RR)",
-    coursework.linear_regression_table, _table_cases,
+    _coursework.linear_regression_table, _table_cases,
     points=2,
     closed=("kgslab.regression.ridge_errors",), compare=_compare_table,
     hint="choose the gammas: 0 first (least squares), then at least three increasing gamma > 0 spanning two "
@@ -131,13 +131,13 @@ def _nb02_exercise_3a_cases():
     for label, K, y, gamma in problems:
         cases.append(Case(label, (K, y, gamma), mistakes=[Mistake(
             "gamma-without-l", "it is what gamma without the factor l gives: eq. (5) adds gamma l I to K, with l "
-                               "the number of training points.", result=regression.kernel_ridge(K, y, gamma / len(y)))]))
+                               "the number of training points.", result=_regression.kernel_ridge(K, y, gamma / len(y)))]))
     return cases
 
 
 nb02_exercise_3a = Exercise(
     "nb02_exercise_3a", "Exercise 3a (kernel ridge regression, eq. 5)",
-    regression.kernel_ridge, _nb02_exercise_3a_cases, points=2,
+    _regression.kernel_ridge, _nb02_exercise_3a_cases, points=2,
     closed=("kgslab.regression.ridge_dual",), compare=allclose(rtol=1e-6),
     hint="eq. (5): alpha* has one entry per training point and solves the l x l system whose matrix is the Gram "
          "matrix K plus gamma l times the identity (l = the number of training points), right-hand side y.",
@@ -179,13 +179,13 @@ def _nb02_exercise_3a_cv_cases():
                                           "random_state, so that your folds are the checker's.",
                     result=_sklearn_cv(X, y, L, gamma, list(KFold(n_folds).split(X)))),
             Mistake("sum-over-folds", "it is the number of folds times the mean: average the fold errors, do not add them up.",
-                    result=n_folds * regression.cv_error(X, y, L, gamma, n_folds=n_folds, random_state=seed))]))
+                    result=n_folds * _regression.cv_error(X, y, L, gamma, n_folds=n_folds, random_state=seed))]))
     return cases
 
 
 nb02_exercise_3a_cv = Exercise(
     "nb02_exercise_3a_cv", "Exercise 3a (cross-validation)",
-    regression.cv_error, _nb02_exercise_3a_cv_cases, points=3, compare=allclose(rtol=1e-6),
+    _regression.cv_error, _nb02_exercise_3a_cv_cases, points=3, compare=allclose(rtol=1e-6),
     hint="split the points into n_folds folds (shuffled, from random_state); for each fold fit kernel ridge "
          "regression (eq. 5) on the other folds, predict the held-out fold with eq. (6) and take the MSE there; "
          "return the mean of the n_folds MSEs as one number.",
@@ -200,7 +200,7 @@ def _tune_gamma_cases():
     for n, L, gammas, n_folds, seed, data_seed in [(30, 0.5, np.logspace(-4, 1, 6), 5, 0, 12),
                                                    (24, 1.0, np.array([1e-3, 1e-1, 1e-2, 1.0]), 3, 4, 13)]:
         X, y = sinc_data(n, random_state=data_seed)
-        best, errors = coursework.tune_gamma(X, y, L, gammas, n_folds, seed)
+        best, errors = _coursework.tune_gamma(X, y, L, gammas, n_folds, seed)
         cases.append(Case(f"{n} sinc points, L = {L:g}, {len(gammas)} gammas, {n_folds} folds, random_state = "
                           f"{seed}", (X, y, L, gammas), {"n_folds": n_folds, "random_state": seed}, mistakes=[
             Mistake("largest-error", "your best gamma is the one with the largest CV error: choose the smallest.",
@@ -212,7 +212,7 @@ def _tune_gamma_cases():
 
 nb02_exercise_3a_tune_gamma = Exercise(
     "nb02_exercise_3a_tune_gamma", "Exercise 3a (tuning gamma by cross-validation)",
-    coursework.tune_gamma, _tune_gamma_cases, points=2, compare=allclose(rtol=1e-6),
+    _coursework.tune_gamma, _tune_gamma_cases, points=2, compare=allclose(rtol=1e-6),
     hint="for each gamma of the grid, in order, the CV error from your cv_error with the same folds (n_folds, "
          "random_state); the best gamma is the one whose CV error is smallest. Return (best gamma, array of CV "
          "errors).",
@@ -229,7 +229,7 @@ def _tune_width_cases():
             # the wrong grid's length (3 // 3 = 1) picks another width
             (40, np.array([0.3, 0.75, 1.5]), np.logspace(-5, 0, 6), 4, 2, 20)]:
         X, y = sinc_data(n, random_state=data_seed)
-        best_L, best_gamma, cv_map = coursework.tune_width_and_gamma(X, y, widths, gammas, n_folds, seed)
+        best_L, best_gamma, cv_map = _coursework.tune_width_and_gamma(X, y, widths, gammas, n_folds, seed)
         row, column = np.unravel_index(np.argmin(cv_map), cv_map.shape)
         cases.append(Case(f"{n} sinc points, {len(widths)} widths x {len(gammas)} gammas, {n_folds} folds, "
                           f"random_state = {seed}", (X, y, widths, gammas), {"n_folds": n_folds, "random_state": seed},
@@ -245,7 +245,7 @@ def _tune_width_cases():
 
 nb02_exercise_3a_tune_width = Exercise(
     "nb02_exercise_3a_tune_width", "Exercise 3a (tuning L and gamma by cross-validation)",
-    coursework.tune_width_and_gamma, _tune_width_cases, points=2, compare=allclose(rtol=1e-6),
+    _coursework.tune_width_and_gamma, _tune_width_cases, points=2, compare=allclose(rtol=1e-6),
     hint="the CV error for every pair (L, gamma) of the two grids, with the same folds throughout (your "
          "tune_gamma does one width); the map has one row per width; the best pair is where the map is "
          "smallest. Return (best L, best gamma, map).",

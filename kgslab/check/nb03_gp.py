@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import regression
+from .. import regression as _regression
 from ..data import sinc_data
 from ..kernels import rbf_kernel
-from ..papers import coursework
+from ..papers import coursework as _coursework
 from .core import Case, Exercise, Problem, is_real_number, allclose
 
 __all__ = ["nb03_exercise_4a", "nb03_exercise_4a_curve", "nb03_exercise_4b", "nb03_exercise_4c"]
@@ -38,7 +38,7 @@ def _exactly_fitted_targets(n=40, L=3.0, sigma2=1e-11, scale=1000.0, seed=1):
 
 
 def _log_evidence_scalar(K, y, sigma2):
-    return float(regression.log_evidence(K, y, sigma2))
+    return float(_regression.log_evidence(K, y, sigma2))
 
 
 def _nb03_exercise_4a_cases():
@@ -107,7 +107,7 @@ def _nb03_exercise_4a_curve_cases():
 
 nb03_exercise_4a_curve = Exercise(
     "nb03_exercise_4a_curve", "Exercise 4a (the evidence curve and its maximum)",
-    coursework.evidence_curve, _nb03_exercise_4a_curve_cases, points=1,
+    _coursework.evidence_curve, _nb03_exercise_4a_curve_cases, points=1,
     closed=("kgslab.regression.log_evidence", "kgslab.papers.coursework.evidence_curve",
             "kgslab.papers.coursework.evidence_over_widths"),
     compare=allclose(rtol=1e-7),
@@ -166,7 +166,7 @@ def _diagnose_posterior(expected, got):
 
 nb03_exercise_4b = Exercise(
     "nb03_exercise_4b", "Exercise 4b (GP posterior, eqs. 13-14)",
-    regression.gp_posterior, _nb03_exercise_4b_cases, points=3,
+    _regression.gp_posterior, _nb03_exercise_4b_cases, points=3,
     compare=_diagnose_posterior,
     hint="return a tuple (mean, var), one entry per test point (row of K_test): the mean is eq. (13) and var "
          "is sigma_error^2 of eq. (14), the uncertainty about f only (no noise term). Test 3 is "
@@ -188,7 +188,7 @@ def _nb03_exercise_4c_cases():
 
 nb03_exercise_4c = Exercise(
     "nb03_exercise_4c", "Exercise 4c (bonus: the evidence against the kernel width L)",
-    coursework.evidence_over_widths, _nb03_exercise_4c_cases, points=2,
+    _coursework.evidence_over_widths, _nb03_exercise_4c_cases, points=2,
     closed=("kgslab.regression.log_evidence", "kgslab.papers.coursework.evidence_curve",
             "kgslab.papers.coursework.evidence_over_widths"),
     compare=allclose(rtol=1e-7),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernels, text
+from .. import normalise_reference as _normalise_reference, text as _text
 from .core import Case, Exercise, Problem, allclose
 
 __all__ = ["nb04_exercise_5a_block", "nb04_exercise_5a", "nb04_exercise_5b", "nb04_exercise_5b_norms",
@@ -23,8 +23,8 @@ def _cases():
     rng = np.random.default_rng(5)
     features = rng.standard_normal((6, 3)) * rng.uniform(0.5, 5.0, size=(6, 1))
     return [
-        Case("the 2-mer kernel of five short texts", (text.kmer_kernel(_TEXTS),)),
-        Case("the bag-of-words kernel of the same texts", (text.bag_of_words_kernel(_TEXTS),)),
+        Case("the 2-mer kernel of five short texts", (_text.kmer_kernel(_TEXTS),)),
+        Case("the bag-of-words kernel of the same texts", (_text.bag_of_words_kernel(_TEXTS),)),
         Case("K = X X' for 6 points in R^3 of very different lengths", (features @ features.T,)),
         Case("a diagonal 3 x 3 kernel", (np.diag([4.0, 1.0, 9.0]),)),
     ]
@@ -41,7 +41,7 @@ def _kernel_hidden(rng):
 
 nb04_exercise_5a = Exercise(
     "nb04_exercise_5a", "Exercise 5a (normalise a kernel, eq. 19)",
-    kernels.normalise, _cases, points=2, hidden=_kernel_hidden,
+    _normalise_reference.normalise, _cases, points=2, hidden=_kernel_hidden,
     compare=allclose(rtol=1e-9, atol=1e-12),
     hint="eq. (19) divides every entry K_ij by the lengths of both feature vectors (each read off the diagonal of "
          "K), so every diagonal entry of the result is 1 and no entry exceeds 1 in size. If yours are off by a "
@@ -52,7 +52,7 @@ nb04_exercise_5a = Exercise(
 
 nb04_exercise_5b = Exercise(
     "nb04_exercise_5b", "Exercise 5b (centre a kernel, eq. 21)",
-    kernels.centre, _cases, points=2, hidden=_kernel_hidden,
+    _normalise_reference.centre, _cases, points=2, hidden=_kernel_hidden,
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="eq. (21) subtracts from K the mean of each column, the mean of each row, and adds back the mean "
          "of all entries (the (1/l) 1 1' K, (1/l) K 1 1' and (1/l^2) 1 1' K 1 1' terms). Every row and "
@@ -65,13 +65,13 @@ def _nb04_exercise_5b_norms_cases():
     """The norms sqrt(K_ii) and the norm of the mean feature vector, sqrt(1'K1) / l."""
     cases = _cases()
     cases.append(Case("a centred kernel (its mean feature vector is 0)",
-                      (kernels.centre(text.kmer_kernel(_TEXTS)),)))
+                      (_normalise_reference.centre(_text.kmer_kernel(_TEXTS)),)))
     return cases
 
 
 nb04_exercise_5b_norms = Exercise(
     "nb04_exercise_5b_norms", "Exercise 5b (norms and means in feature space)",
-    kernels.norms_and_means, _nb04_exercise_5b_norms_cases, points=2,
+    _normalise_reference.norms_and_means, _nb04_exercise_5b_norms_cases, points=2,
     compare=allclose(rtol=1e-7, atol=1e-7),
     hint="both numbers are read off K alone: write each squared norm as an inner product of feature vectors "
          "(for the mean feature vector, expand the sum first) and replace every inner product by an entry of K. "
@@ -88,7 +88,7 @@ def _kernel_block(K, rows):
 
 def _nb04_exercise_5a_block_cases():
     """The square block of K for a list of documents (all pairs of the chosen rows)."""
-    K = text.kmer_kernel(_TEXTS)
+    K = _text.kmer_kernel(_TEXTS)
     return [
         Case("the 2-mer kernel of five texts, rows [0, 2, 4]", (K, [0, 2, 4])),
         Case("the same kernel, rows [3, 1] (order kept)", (K, [3, 1])),
@@ -119,17 +119,17 @@ nb04_exercise_5a_block = Exercise(
 def _norms_and_means_table(kernels_list):
     table = []
     for K in kernels_list:
-        norms, mean_norm = kernels.norms_and_means(K)
+        norms, mean_norm = _normalise_reference.norms_and_means(K)
         table.append([norms.min(), norms.max(), mean_norm])
     return np.array(table)
 
 
 def _nb04_exercise_5b_table_cases():
     """One row per kernel: smallest norm, largest norm, norm of the mean feature vector."""
-    K = text.kmer_kernel(_TEXTS)
-    normalised = kernels.normalise(K)
+    K = _text.kmer_kernel(_TEXTS)
+    normalised = _normalise_reference.normalise(K)
     return [
-        Case("[K, K_n, K_nc] of the 2-mer kernel of five texts", ([K, normalised, kernels.centre(normalised)],)),
+        Case("[K, K_n, K_nc] of the 2-mer kernel of five texts", ([K, normalised, _normalise_reference.centre(normalised)],)),
         Case("one kernel: K = X X' for 6 points of very different lengths", ([_cases()[2].args[0]],)),
     ]
 

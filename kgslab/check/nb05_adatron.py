@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import adatron_reference, text
-from ..kernels import linear_kernel, normalise, rbf_kernel
-from ..papers import coursework
+from .. import adatron_reference as _adatron_reference, text as _text
+from ..kernels import linear_kernel, rbf_kernel
+from ..normalise_reference import normalise as _normalise
+from ..papers import coursework as _coursework
 from .core import Case, Exercise, Mistake, Problem, allclose
 
 __all__ = ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias", "nb05_exercise_6_cv"]
@@ -89,7 +90,7 @@ def _cases():
     y_unbalanced = np.where(X_unbalanced[:, 0] + 0.3 * rng.standard_normal(15) > 0.5, 1.0, -1.0)
     return [
         Case("normalised 2-mer kernel of 4 English and 4 French sentences, C = 10",
-             (normalise(text.kmer_kernel(_ENGLISH + _FRENCH)), labels, 10.0)),
+             (_normalise(_text.kmer_kernel(_ENGLISH + _FRENCH)), labels, 10.0)),
         Case("RBF kernel (L = 1) of 20 overlapping points, C = 1", (rbf_kernel(X, L=1.0), y_blobs, 1.0)),
         Case("the same points with C = 0.05 (many alpha_i stop at C)", (rbf_kernel(X, L=1.0), y_blobs, 0.05)),
         Case("linear kernel (not normalised) of 15 points, only 2 labelled +1, C = 2, eta = 0.3",
@@ -114,7 +115,7 @@ _SHARED_CODE_HINT = ("np.clip(values, low, high) clips a whole vector to the box
 
 nb05_exercise_6_no_bias = Exercise(
     "nb05_exercise_6_no_bias", "Exercise 6 (kernel adatron without bias, eq. 22)",
-    adatron_reference.adatron_no_bias, _with_mistakes(bias=False), points=4,
+    _adatron_reference.adatron_no_bias, _with_mistakes(bias=False), points=4,
     closed=("kgslab.adatron_reference.kernel_adatron", "kgslab.adatron.KernelAdatron.fit",
             "kgslab._adatron_loop.coordinate_ascent"),
     compare=allclose(rtol=1e-7, atol=1e-9),
@@ -125,7 +126,7 @@ nb05_exercise_6_no_bias = Exercise(
 
 nb05_exercise_6_with_bias = Exercise(
     "nb05_exercise_6_with_bias", "Exercise 6 (kernel adatron with bias)",
-    adatron_reference.adatron_with_bias, _with_mistakes(bias=True), points=3,
+    _adatron_reference.adatron_with_bias, _with_mistakes(bias=True), points=3,
     closed=("kgslab.adatron_reference.kernel_adatron", "kgslab.adatron.KernelAdatron.fit",
             "kgslab._adatron_loop.coordinate_ascent"),
     compare=allclose(rtol=1e-7, atol=1e-9),
@@ -142,7 +143,7 @@ def _cv_cases():
     K = rbf_kernel(X, L=1.0)
     order = np.arange(30)
     three_folds = [(np.setdiff1d(order, order[k::3]), order[k::3]) for k in range(3)]
-    texts_K = normalise(text.kmer_kernel(_ENGLISH + _FRENCH))
+    texts_K = _normalise(_text.kmer_kernel(_ENGLISH + _FRENCH))
     labels = np.array([-1.0] * 4 + [1.0] * 4)
     pairs = np.arange(4)   # sentence k and its translation k + 4 are held out together
     two_folds = [(np.r_[pairs[pairs % 2 != k], pairs[pairs % 2 != k] + 4], np.r_[pairs[pairs % 2 == k],
@@ -172,7 +173,7 @@ def _diagnose_cv(expected, got):
 
 nb05_exercise_6_cv = Exercise(
     "nb05_exercise_6_cv", "Exercise 6 (tune C by cross-validation with your adatron)",
-    coursework.cross_validate_C, _cv_cases, points=2, closed=("kgslab.adatron.KernelAdatron.fit",),
+    _coursework.cross_validate_C, _cv_cases, points=2, closed=("kgslab.adatron.KernelAdatron.fit",),
     compare=_diagnose_cv,
     hint="for every C and every fold: train your adatron_with_bias (eta = 1, tol and max_iter at their "
          "defaults) on the fold's training rows only (K restricted to those rows AND columns), then score the "

@@ -32,9 +32,9 @@ from collections import Counter
 
 import numpy as np
 
-from .. import text
-from ..adatron_reference import adatron_with_bias
-from ..papers import coursework
+from .. import text as _text
+from ..adatron_reference import adatron_with_bias as _adatron_with_bias
+from ..papers import coursework as _coursework
 from . import virtual_time
 from .core import Case, Exercise, Mistake, Problem, allclose
 
@@ -95,7 +95,7 @@ def _kernel_of(counts: list[Counter]) -> np.ndarray:
 
 def _kernel_mistakes(docs) -> list[Mistake]:
     """What the usual slips give on these documents."""
-    counts = [Counter(text.words(doc)) for doc in docs]
+    counts = [Counter(_text.words(doc)) for doc in docs]
     right = _kernel_of(counts)
     return [
         Mistake("counts-once", "each shared word counts once here: K[i, j] multiplies the numbers of occurrences "
@@ -148,13 +148,13 @@ def _kernel_hidden(rng):
 
 nb06_exercise_7_naive = Exercise(
     "nb06_exercise_7_naive", "Exercise 7 (bag-of-words kernel, dictionary version)",
-    text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
+    _text.bag_of_words_kernel, _cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
     hint=_KERNEL_HINT, code_hint=_NAIVE_CODE)
 
 
 nb06_exercise_7_sparse = Exercise(
     "nb06_exercise_7_sparse", "Exercise 7 (bag-of-words kernel, sparse counts)",
-    text.bag_of_words_kernel, _sparse_cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
+    _text.bag_of_words_kernel, _sparse_cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
     hint=_KERNEL_HINT + " In the count matrix C, row d is document d and column w one dictionary word: "
                         "C[d, w] must be the number of occurrences, so repeated (row, column) pairs have to add up.",
     code_hint=_SPARSE_CODE)
@@ -290,7 +290,7 @@ def _compare_timings(expected, got, case):
 
 nb06_exercise_7_timing = Exercise(
     "nb06_exercise_7_timing", "Exercise 7 (running times of the kernels)",
-    coursework.kernel_timings, _timing_cases, points=2, compare=_compare_timings, hidden=_timing_hidden,
+    _coursework.kernel_timings, _timing_cases, points=2, compare=_compare_timings, hidden=_timing_hidden,
     hint="Entry [k, s] is the running time of one call kernels[k](docs[:sizes[s]]), the best of `repeat` such "
          "runs: the clock (time.perf_counter) is read right before the call and right after it.",
     code_hint="seconds = np.full((len(kernels), len(sizes)), np.inf); for each k, s and repeat: "
@@ -335,7 +335,7 @@ def _compare_means(expected, got):
 
 nb06_exercise_7_compare = Exercise(
     "nb06_exercise_7_compare", "Exercise 7 (your kernel against K_bow, by kind of pair)",
-    coursework.pair_group_means, _compare_cases, points=2, compare=_compare_means,
+    _coursework.pair_group_means, _compare_cases, points=2, compare=_compare_means,
     hint="Normalise both kernels first (eq. 19). A pair i < j is a translation when the article is the same and "
          "the language differs; 'different languages' are the other pairs whose languages differ.",
     code_hint="upper_i, upper_j = np.triu_indices(n, k=1); same = language[upper_i] == language[upper_j]; "
@@ -377,9 +377,9 @@ def _classify_cases():
     K = X @ X.T + 1.0
     return [
         Case("30 noisy points, 3 languages x 10 articles; french (-1) against german (+1), the kit's adatron, "
-             "C = 1, 5 folds", (K, language, article, "french", "german", adatron_with_bias, 1.0, 5)),
+             "C = 1, 5 folds", (K, language, article, "french", "german", _adatron_with_bias, 1.0, 5)),
         Case("the same points, english (-1) against french (+1), C = 0.1, 2 folds",
-             (K, language, article, "english", "french", adatron_with_bias, 0.1, 2)),
+             (K, language, article, "english", "french", _adatron_with_bias, 0.1, 2)),
         Case("a stand-in adatron returning alpha = C and b = -0.5: german (-1) against english (+1), 5 folds",
              (K, language, article, "german", "english", _FixedRule(-0.5), 0.2, 5)),
         Case("linear kernel with 8 empty documents (all their kernel values 0), a stand-in adatron with b = 0: their "
@@ -412,7 +412,7 @@ def _compare_accuracies(expected, got):
 
 nb06_exercise_7_classify = Exercise(
     "nb06_exercise_7_classify", "Exercise 7 (the adatron on a pair of languages)",
-    coursework.pair_accuracy, _classify_cases, points=3, compare=_compare_accuracies,
+    _coursework.pair_accuracy, _classify_cases, points=3, compare=_compare_accuracies,
     hint="Keep only the documents of the two languages (labels: first -1, second +1), split them with "
          "GroupKFold(n_splits=n_folds) grouped by article, train on the training block of K and classify each "
          "test document by the sign of its decision value f(x) = sum_i alpha_i y_i K(x_i, x) + b.",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import perceptron as reference
+from .. import perceptron as _kit_perceptron
 from ..data import xor_data
-from ..kernels import linear_kernel, normalise, rbf_kernel
+from ..kernels import linear_kernel, rbf_kernel
+from ..normalise_reference import normalise as _normalise
 from .core import Case, Exercise, allclose
 
 __all__ = ["nb07_exercise_5a", "nb07_exercise_5b", "nb07_exercise_5c", "nb07_exercise_5d"]
@@ -52,10 +53,10 @@ def _modified_cases():
     X_rand = np.random.default_rng(6).standard_normal((10, 4))
     y_rand = np.array([1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0, 1.0, -1.0, -1.0])
     return [
-        Case("normalised linear kernel of 16 XOR points, a = 0.1", (normalise(linear_kernel(X_xor)), y_xor, 0.1)),
+        Case("normalised linear kernel of 16 XOR points, a = 0.1", (_normalise(linear_kernel(X_xor)), y_xor, 0.1)),
         Case("RBF kernel (L = 1) of 16 XOR points, a = 1", (rbf_kernel(X_xor, L=1.0), y_xor, 1.0)),
         Case("normalised linear kernel of 10 points in R^4, random labels, a = 0.01",
-             (normalise(linear_kernel(X_rand)), y_rand, 0.01)),
+             (_normalise(linear_kernel(X_rand)), y_rand, 0.01)),
         Case("linear kernel (not normalised: K_ii differ) of the same 10 points, a = 0.5",
              (linear_kernel(X_rand * np.linspace(0.5, 3.0, 10)[:, None]), y_rand, 0.5)),
     ]
@@ -63,15 +64,15 @@ def _modified_cases():
 
 # The references keep the notebook's signatures (and defaults), since a blank exercise is replaced by them.
 def _perceptron(X, y, max_epochs=100):
-    return reference.perceptron(X, y, max_epochs=max_epochs)
+    return _kit_perceptron.perceptron(X, y, max_epochs=max_epochs)
 
 
 def _perceptron_alpha(K, y, max_epochs=100):
-    return reference.kernel_perceptron(K, y, max_epochs=max_epochs).alpha
+    return _kit_perceptron.kernel_perceptron(K, y, max_epochs=max_epochs).alpha
 
 
 def _novikoff(K, y, a, alpha=None):
-    result = reference.novikoff_bound(K, y, a, alpha)
+    result = _kit_perceptron.novikoff_bound(K, y, a, alpha)
     return result.functional_margin, result.norm_w_squared, result.radius_squared, result.bound
 
 
@@ -84,8 +85,8 @@ def _bound_cases():
     cases = _modified_cases()
     X_xor, y_xor = xor_data(16, noise=0.3, random_state=5)
     K = rbf_kernel(X_xor, L=1.0)
-    twice = 2.0 * reference.separating_alpha(K, y_xor, 0.5)
-    perceptron_w = reference.kernel_perceptron(K + 0.5 * np.eye(16), y_xor, max_epochs=1000).alpha * y_xor
+    twice = 2.0 * _kit_perceptron.separating_alpha(K, y_xor, 0.5)
+    perceptron_w = _kit_perceptron.kernel_perceptron(K + 0.5 * np.eye(16), y_xor, max_epochs=1000).alpha * y_xor
     return cases + [
         Case("RBF kernel (L = 1) of 16 XOR points, a = 0.5, alpha = twice the alpha of (c) (functional margin 2)",
              (K, y_xor, 0.5, twice)),
@@ -120,7 +121,7 @@ nb07_exercise_5b = Exercise(
 
 nb07_exercise_5c = Exercise(
     "nb07_exercise_5c", "Question 5(c) (solve K~ alpha = y)",
-    reference.separating_alpha, _modified_cases, points=2,
+    _kit_perceptron.separating_alpha, _modified_cases, points=2,
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="Which matrix is K~? Write out its entry (i, j), kappa~(x_i, x_j), for i = j and for i != j, with the "
          "training points distinct; then solve K~ alpha = y for alpha.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import circle, kgs
+from .. import circle as _kit_circle, kgs as _kgs
 from ..kernels import linear_kernel, rbf_kernel
 from ..versionspace import random_tangent
 from .core import Case, Exercise, Problem, allclose
@@ -18,7 +18,7 @@ def _circle(m, seed, L=None):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((m, 3))
     K = linear_kernel(X) if L is None else rbf_kernel(X, L=L)
-    features, _ = kgs.kernel_coordinates(K)
+    features, _ = _kgs.kernel_coordinates(K)
     w = rng.standard_normal(features.shape[1])
     w /= np.linalg.norm(w)
     v = random_tangent(w, rng)
@@ -41,7 +41,7 @@ def _sweep_cases():
     for label, (w_out, v_out, y) in [("one point as above", (np.array([1.0]), np.array([0.0]), np.array([1.0]))),
                                      ("8 points in R^3, linear kernel", _circle(8, seed=3)),
                                      ("30 points, RBF kernel (L = 1)", _circle(30, seed=4, L=1.0))]:
-        cases.append(Case(label, (circle.crossing_angles(w_out, v_out, y),)))
+        cases.append(Case(label, (_kit_circle.crossing_angles(w_out, v_out, y),)))
     return cases
 
 
@@ -52,9 +52,9 @@ def _step_case(label, m, seed, q, L=None, flips=0, start_in_version_space=False)
     X = rng.standard_normal((m, 3))
     y = np.sign(X[:, 0] + 0.3 * X[:, 1])
     y[:flips] *= -1
-    features, _ = kgs.kernel_coordinates(linear_kernel(X) if L is None else rbf_kernel(X, L=L))
+    features, _ = _kgs.kernel_coordinates(linear_kernel(X) if L is None else rbf_kernel(X, L=L))
     if start_in_version_space:
-        w = kgs.consistent_start(features, y)
+        w = _kgs.consistent_start(features, y)
     else:
         w = rng.standard_normal(features.shape[1])
         w /= np.linalg.norm(w)
@@ -125,7 +125,7 @@ def _compare_votes(expected, got):
 
 nb08_exercise_1 = Exercise(
     "nb08_exercise_1", "Crossing angles (steps 3-4)",
-    circle.crossing_angles, _angle_cases, points=3,
+    _kit_circle.crossing_angles, _angle_cases, points=3,
     closed=("kgslab.crossings.crossing_angle", "kgslab.crossings.crossing_half_angles"),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="write the margin a_i cos(theta) + b_i sin(theta) of each point as one cosine with a "
@@ -137,7 +137,7 @@ nb08_exercise_1 = Exercise(
 
 nb08_exercise_2 = Exercise(
     "nb08_exercise_2", "Arc errors by one sweep (step 6)",
-    circle.arc_errors_by_sweep, _sweep_cases, points=3, closed=("kgslab.circle.arc_errors_direct",),
+    _kit_circle.arc_errors_by_sweep, _sweep_cases, points=3, closed=("kgslab.circle.arc_errors_direct",),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="walking round the circle from theta = 0, every crossing changes the count by one: up at a 'becomes "
          "an error' angle (the first half of the input), down at a 'becomes correct' angle. The sum needs a "
@@ -150,7 +150,7 @@ nb08_exercise_2 = Exercise(
 
 nb08_exercise_3 = Exercise(
     "nb08_exercise_3", "One full step of the KGS (steps 3-8)",
-    circle.step_on_circle, _step_cases, points=4, closed=("kgslab.circle.gibbs_step",),
+    _kit_circle.step_on_circle, _step_cases, points=4, closed=("kgslab.circle.gibbs_step",),
     compare=_compare_step,
     hint="the step needs the outputs of w and of v on the training points (the features are their coordinates), "
          "your crossing angles and arc errors (exercises 1-2), one angle theta drawn from the arcs by the kit's "
@@ -163,7 +163,7 @@ nb08_exercise_3 = Exercise(
 
 nb08_exercise_4 = Exercise(
     "nb08_exercise_4", "The vote draws of several chains (eq. 4)",
-    circle.vote_draws, _vote_cases, points=2,
+    _kit_circle.vote_draws, _vote_cases, points=2,
     compare=_compare_votes,
     hint="sample j of chain c votes 1 on test point x when its output sum_i alpha_i k(x_i, x) is positive, 0 "
          "otherwise (an output of exactly 0 is no vote for +1). The result keeps the chains apart: shape "

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import data, kfd
-from ..papers import kfd2001
+from .. import data as _data, kfd as _kfd
+from ..papers import kfd2001 as _kfd2001
 from .core import Case, Exercise, Problem, allclose, constant_factor
 
 __all__ = ["nb10_exercise_1", "nb10_exercise_2", "nb10_exercise_3", "nb10_exercise_4", "nb10_exercise_5"]
@@ -52,8 +52,12 @@ def _diagnosed(base, diagnose):
 # ---- Exercise 10.1 ------------------------------------------------------------------------------
 
 def _nb10_exercise_1_cases():
-    """flip_rates_from_noise_rates(noise_rates, true_priors) -> (observed_priors, flip_rates)."""
-    cases = [Case("the paper's toy: noise 0.2 both ways, priors 0.8 / 0.2", ([0.2, 0.2], [0.8, 0.2])),
+    """flip_rates_from_noise_rates(noise_rates, true_priors) -> (observed_priors, flip_rates).
+
+    Not the paper's toy (noise 0.2 both ways, priors 0.8 / 0.2): the notebook asks for its flip rates, and a failed
+    check prints what it expected on every case (issue 28).  Symmetric noise with unequal priors, as the toy has.
+    """
+    cases = [Case("noise 0.25 both ways, priors 0.7 / 0.3", ([0.25, 0.25], [0.7, 0.3])),
              Case("one-sided noise 0.3 on class 0, priors 0.5 / 0.5", ([0.3, 0.0], [0.5, 0.5])),
              Case("no noise", ([0.0, 0.0], [0.3, 0.7]))]
     return cases
@@ -81,7 +85,7 @@ def _diagnose_1(expected, got):
 
 nb10_exercise_1 = Exercise(
     "nb10_exercise_1", "Exercise 10.1 (from noise rates to flip rates)",
-    kfd.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2, hidden=_nb10_exercise_1_hidden,
+    _kfd.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2, hidden=_nb10_exercise_1_hidden,
     compare=_diagnosed(allclose(), _diagnose_1),
     hint="write down the joint table P(y, yhat) = P(yhat | y) P(y) (true class in the rows). The observed "
          "priors are its column sums; gamma_k is the part of column k that is off the diagonal, as a share of "
@@ -116,7 +120,7 @@ def _diagnose_2(expected, got):
 
 nb10_exercise_2 = Exercise(
     "nb10_exercise_2", "Exercise 10.2 (the E-step)",
-    kfd.e_step, _nb10_exercise_2_cases, points=3,
+    _kfd.e_step, _nb10_exercise_2_cases, points=3,
     compare=_diagnosed(allclose(rtol=1e-7, atol=1e-10), _diagnose_2),
     hint="the E-step is Bayes' rule for each point: the prior over its true class is the part of the flip-rate "
          "table P(y | yhat) that the point's OWN label picks; multiply by the class density and normalise over "
@@ -153,7 +157,7 @@ def _diagnose_3(expected, got):
 
 nb10_exercise_3 = Exercise(
     "nb10_exercise_3", "Exercise 10.3 (the M-step)",
-    kfd.m_step, _nb10_exercise_3_cases, points=3,
+    _kfd.m_step, _nb10_exercise_3_cases, points=3,
     compare=_diagnosed(allclose(), _diagnose_3),
     hint="the M-step's estimates are the usual maximum-likelihood ones with every point weighted by q_n(y) "
          "(the updates you derived from the bound): class sizes N_y are the posterior's column sums; the flip "
@@ -171,11 +175,11 @@ def _nb10_exercise_4_cases():
     # samples on which EM converges in under 80 iterations with both kinds of start (small, so the check is quick)
     for n, rates, shared, seed in [(150, (0.3, 0.3), False, 14), (80, (0.0, 0.0), False, 12),
                                    (100, (0.0, 0.2), True, 23)]:
-        X, y, _ = data.kfd_toy_data(n, random_state=seed)
+        X, y, _ = _data.kfd_toy_data(n, random_state=seed)
         cases.append(Case(f"{n} toy points, initial flip rates {rates}, shared_covariance={shared}",
                           (X, (y == 2).astype(int), rates), dict(shared_covariance=shared)))
     # EM far from converged after 4 iterations: the cap is reached, and one iteration more or less shows
-    X, y, _ = data.kfd_toy_data(30, random_state=5)
+    X, y, _ = _data.kfd_toy_data(30, random_state=5)
     cases.append(Case("30 toy points, initial flip rates (0.1, 0.1), max_iter = 4 (stops at the cap)",
                       (X, (y == 2).astype(int), (0.1, 0.1)), dict(max_iter=4)))
     return cases
@@ -223,7 +227,7 @@ def _compare_em(expected, got, case=None):
 
 nb10_exercise_4 = Exercise(
     "nb10_exercise_4", "Exercise 10.4 (the EM loop)",
-    kfd.label_noise_em_fields, _nb10_exercise_4_cases, points=3, closed=("kgslab.kfd.label_noise_em",), compare=_compare_em,
+    _kfd.label_noise_em_fields, _nb10_exercise_4_cases, points=3, closed=("kgslab.kfd.label_noise_em",), compare=_compare_em,
     hint="start from the labels as they are (q_n one-hot at yhat_n) and one M-step for the Gaussians, with the "
          "flip rates at their starting values; then alternate: log-densities of the current Gaussians, E-step, "
          "stop once the log-likelihood rises by less than tol, else M-step. A rate started at 0 stays 0.",
@@ -258,7 +262,7 @@ def _diagnose_5(expected, got):
 
 nb10_exercise_5 = Exercise(
     "nb10_exercise_5", "Exercise 10.5 (the kernel Fisher direction)",
-    kfd.fisher_direction, _nb10_exercise_5_cases, points=3,
+    _kfd.fisher_direction, _nb10_exercise_5_cases, points=3,
     closed=("kgslab.kfd.KFD.fit", "kgslab.kfd.LabelNoiseKFD.fit"),
     compare=_diagnosed(allclose(rtol=1e-6, atol=1e-9), _diagnose_5),
     hint="the rows of K_basis play the role of the inputs: M_y are their posterior-weighted class means, N the "

@@ -88,11 +88,11 @@ def _child_main() -> None:
     from kgslab.check import closed
 
     exercises = check.exercises()
-    others = {name: core.reference_fallback(exercises[key].reference, name, key) for name, key in request["others"].items()}
+    others = {name: core.reference_fallback(exercises[key]._reference, name, key) for name, key in request["others"].items()}
     cases = _request_cases(exercise, request["cases"])
-    own = closed.closed_name(exercise.reference)          # the twins stay guarded: other exercises' fall-backs use them
-    closed.remove([own] if own and not own.startswith("kgslab.check.") else [], exercise.reference)
-    exercise.reference = None                    # this child never needs it: the grader computes expected values
+    own = closed.closed_name(exercise._reference)          # the twins stay guarded: other exercises' fall-backs use them
+    closed.remove([own] if own and not own.startswith("kgslab.check.") else [], exercise._reference)
+    exercise._reference = None                    # this child never needs it: the grader computes expected values
     namespace = {"__name__": "__student__", "__builtins__": __builtins__}
     for statement in request["definitions"]:
         try:
@@ -113,7 +113,7 @@ def _child_main() -> None:
         # A hidden case runs with the generators reseeded as when it was drawn, so that a function that seeds
         # its own generator from an argument (seed=3) meets the data the expected value was computed on.
         with hidden.reseeded(request["reseed"]) if "args" in spec else contextlib.nullcontext():
-            answer = core.run_one_case(student, case, student, exercise.closed, None)
+            answer = core.run_one_case(student, case, student, exercise._closed, None)
         out.write(json.dumps(answer) + "\n")
         out.flush()
         if answer["kind"] != "returned":

@@ -1,7 +1,7 @@
 """A wrapper of an exercise's reference earns ✘ with the reason, in every notebook's checks.
 
 For each exercise: a student function whose body calls the check's reference
-(``check.X.reference``), and one that calls each public kit function the
+(``check.X._reference``, private but findable), and one that calls each public kit function the
 exercise closes (its reference's public name and the twins that compute the
 same answer), gets ✘ naming the closed function, even when it catches the
 error; honest code keeps working, and so do the kit's own calls.
@@ -33,7 +33,7 @@ def test_a_wrapper_of_the_reference_fails_with_the_reason(notebook):
             continue
 
         def wrapper(*args, **kwargs):
-            return exercise.reference(*args, **kwargs)
+            return exercise._reference(*args, **kwargs)
 
         returned, printed, record = _run(exercise, wrapper)
         assert not record.passed, (key, printed)

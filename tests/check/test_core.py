@@ -31,7 +31,7 @@ def blank(*args, **kwargs):
 
 
 def is_kit_reference(function):
-    wrapped = getattr(function, "__wrapped__", None)      # the reference, behind the guard that closes it
+    wrapped = core.reference_of(function)                 # the reference, behind the guard that closes it
     return wrapped is reference or getattr(wrapped, "__name__", None) == "reference" and \
         getattr(wrapped, "_kgslab_closed_name", None) is not None
 
@@ -319,7 +319,7 @@ def test_every_check_ticks_only_the_students_own_work(name, capsys, monkeypatch)
     exercise = EXERCISES[name]
 
     def retyped(*args, **kwargs):          # a student who wrote out the reference's code
-        return written_out(exercise.reference)(*args, **kwargs)
+        return written_out(exercise._reference)(*args, **kwargs)
     assert exercise(retyped) is retyped
     exercise.grade()
 
@@ -332,14 +332,14 @@ def test_every_check_ticks_only_the_students_own_work(name, capsys, monkeypatch)
         exercise.grade()
 
     def as_lists(*args, **kwargs):         # the right values, as lists instead of arrays
-        result = written_out(exercise.reference)(*args, **kwargs)
+        result = written_out(exercise._reference)(*args, **kwargs)
         if isinstance(result, tuple):
             return [np.asarray(part).tolist() for part in result]
         return np.asarray(result).tolist() if isinstance(result, np.ndarray) else str(result)
     assert exercise(as_lists) is not as_lists
 
     def spoils_input(*args, **kwargs):     # the right values, but an input array is changed
-        result = written_out(exercise.reference)(*args, **kwargs)
+        result = written_out(exercise._reference)(*args, **kwargs)
         for value in args:
             if isinstance(value, np.ndarray) and value.size:
                 value.flat[0] = value.flat[0] + 1.0

@@ -12,6 +12,7 @@ import pytest
 from sklearn.model_selection import KFold
 
 from kgslab import check, regression
+from kgslab.check.core import reference_of
 from kgslab.kernels import rbf_kernel
 from kgslab.regression import cv_error, kernel_ridge, linear_fit_errors
 from written_out import written_out
@@ -34,12 +35,12 @@ def test_notebook_02_checks_accept_right_and_refuse_wrong_answers(capsys):
         return np.linalg.solve(K + gamma * len(y) * np.eye(len(y)), y)
 
     assert check.nb02_exercise_3a(kernel_ridge_by_student) is kernel_ridge_by_student
-    assert check.nb02_exercise_3a(kernel_ridge_without_l).__wrapped__ is kernel_ridge
+    assert reference_of(check.nb02_exercise_3a(kernel_ridge_without_l)) is kernel_ridge
     assert "✘" in capsys.readouterr().out
-    assert check.nb02_exercise_3a(blank).__wrapped__ is kernel_ridge
-    assert check.nb02_exercise_2(blank).__wrapped__ is linear_fit_errors
-    assert check.nb02_exercise_3a_cv(blank).__wrapped__ is cv_error
-    assert check.nb02_exercise_2(lambda *a: (0.0, 0.0)).__wrapped__ is linear_fit_errors
+    assert reference_of(check.nb02_exercise_3a(blank)) is kernel_ridge
+    assert reference_of(check.nb02_exercise_2(blank)) is linear_fit_errors
+    assert reference_of(check.nb02_exercise_3a_cv(blank)) is cv_error
+    assert reference_of(check.nb02_exercise_2(lambda *a: (0.0, 0.0))) is linear_fit_errors
     assert "not attempted" in capsys.readouterr().out
 
 

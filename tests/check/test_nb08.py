@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from kgslab import check, circle, kgs
+from kgslab.check.core import reference_of
 from written_out import written_out  # noqa: E402
 
 REFERENCES = [("nb08_exercise_1", circle.crossing_angles), ("nb08_exercise_2", circle.arc_errors_by_sweep),
@@ -31,7 +32,7 @@ def test_reference_passes_and_blank_falls_back(name, reference, capsys):
     assert checker(retyped) is retyped
     assert "correct on all" in capsys.readouterr().out
     fallback = checker(not_attempted)
-    assert fallback is not not_attempted and fallback.__wrapped__ is reference
+    assert fallback is not not_attempted and reference_of(fallback) is reference
     assert "not attempted yet" in capsys.readouterr().out
     # A re-run of the check cell on what it handed back (the reference) is not a pass.
     assert checker(fallback) is not retyped
@@ -43,7 +44,7 @@ def test_common_mistakes_are_caught(capsys):
     def no_labels(w_outputs, v_outputs, y):
         return written_out(circle.crossing_angles)(w_outputs, v_outputs, np.ones_like(y))
 
-    assert check.nb08_exercise_1(no_labels).__wrapped__ is circle.crossing_angles
+    assert reference_of(check.nb08_exercise_1(no_labels)) is circle.crossing_angles
     assert "not yet right" in capsys.readouterr().out
 
     # Angles left in (-pi, pi] + shifts, not wrapped into [0, 2 pi).
@@ -51,7 +52,7 @@ def test_common_mistakes_are_caught(capsys):
         phase = np.arctan2(y * v_outputs, y * w_outputs)
         return np.concatenate([phase + np.pi / 2, phase + 3 * np.pi / 2])
 
-    assert check.nb08_exercise_1(unwrapped).__wrapped__ is circle.crossing_angles
+    assert reference_of(check.nb08_exercise_1(unwrapped)) is circle.crossing_angles
     out = capsys.readouterr().out
     assert "[0, 2 pi)" in out and "arctan2" not in out        # the conceptual hint, not the code
 
@@ -61,21 +62,21 @@ def test_common_mistakes_are_caught(capsys):
         order = np.argsort(angles)
         return angles[order], np.cumsum(np.where(order < m, 1, -1))
 
-    assert check.nb08_exercise_2(from_zero).__wrapped__ is circle.arc_errors_by_sweep
+    assert reference_of(check.nb08_exercise_2(from_zero)) is circle.arc_errors_by_sweep
     assert "not yet right" in capsys.readouterr().out
 
     # The vote counting a zero output as a vote for +1.
     def greater_equal(alphas, K_test):
         return (alphas @ K_test.T >= 0).astype(float)
 
-    assert check.nb08_exercise_4(greater_equal).__wrapped__ is circle.vote_draws
+    assert reference_of(check.nb08_exercise_4(greater_equal)) is circle.vote_draws
     assert "other way round" in capsys.readouterr().out
 
     # The vote with the chains pooled: the right numbers in the wrong shape.
     def pooled(alphas, K_test):
         return (alphas.reshape(-1, alphas.shape[-1]) @ K_test.T > 0).astype(float)
 
-    assert check.nb08_exercise_4(pooled).__wrapped__ is circle.vote_draws
+    assert reference_of(check.nb08_exercise_4(pooled)) is circle.vote_draws
     assert "expected shape" in capsys.readouterr().out
 
 
@@ -118,7 +119,7 @@ def test_the_step_check_passes_a_right_step_and_diagnoses_wrong_ones(capsys):
                              (uniform_angle, "another angle"),
                              (not_normalised, "not 1"), (stays, "the current point"),
                              (wrong_labels, "✘")]:
-        assert check.nb08_exercise_3(student).__wrapped__ is circle.step_on_circle, student.__name__
+        assert reference_of(check.nb08_exercise_3(student)) is circle.step_on_circle, student.__name__
         out = capsys.readouterr().out
         assert message in out, (student.__name__, out)
         assert "cos(theta) coords" not in out                  # the code-level hint only on request

@@ -3,6 +3,7 @@
 import numpy as np
 
 from kgslab import billiard_reference, check
+from kgslab.check.core import reference_of
 from kgslab.papers import bt1999
 from written_out import written_out  # noqa: E402
 
@@ -43,19 +44,19 @@ def test_references_pass(capsys):
 
 
 def test_blanks_fall_back_to_the_reference(capsys):
-    assert check.nb09_exercise_1(blank).__wrapped__ is billiard_reference.flight_times
-    assert check.nb09_exercise_2(blank).__wrapped__ is billiard_reference.billiard_bounce
-    assert check.nb09_exercise_3(blank).__wrapped__ is billiard_reference.hoeffding_bounces
-    assert check.nb09_exercise_4(blank).__wrapped__ is billiard_reference.error_rejection_curve
+    assert reference_of(check.nb09_exercise_1(blank)) is billiard_reference.flight_times
+    assert reference_of(check.nb09_exercise_2(blank)) is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_3(blank)) is billiard_reference.hoeffding_bounces
+    assert reference_of(check.nb09_exercise_4(blank)) is billiard_reference.error_rejection_curve
     assert capsys.readouterr().out.count("not attempted yet") == 4
 
 
 def test_slips_are_caught(capsys):
     with np.errstate(divide="ignore"):
-        assert check.nb09_exercise_1(flight_times_with_arctan).__wrapped__ is billiard_reference.flight_times
-    assert check.nb09_exercise_2(bounce_without_reflection).__wrapped__ is billiard_reference.billiard_bounce
-    assert check.nb09_exercise_3(hoeffding_rounded_down).__wrapped__ is billiard_reference.hoeffding_bounces
-    assert check.nb09_exercise_4(rejection_with_less_or_equal).__wrapped__ is billiard_reference.error_rejection_curve
+        assert reference_of(check.nb09_exercise_1(flight_times_with_arctan)) is billiard_reference.flight_times
+    assert reference_of(check.nb09_exercise_2(bounce_without_reflection)) is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_3(hoeffding_rounded_down)) is billiard_reference.hoeffding_bounces
+    assert reference_of(check.nb09_exercise_4(rejection_with_less_or_equal)) is billiard_reference.error_rejection_curve
     output = capsys.readouterr().out
     assert output.count("Hint:") == 4 and "✔ correct on" not in output
 
@@ -94,27 +95,27 @@ def curve_over_all_points(confidence, correct, thresholds):
 
 
 def test_more_slips_are_caught_with_a_diagnosis(capsys):
-    assert check.nb09_exercise_1(flight_times_unclipped).__wrapped__ is billiard_reference.flight_times
+    assert reference_of(check.nb09_exercise_1(flight_times_unclipped)) is billiard_reference.flight_times
     assert "negative" in capsys.readouterr().out
-    assert check.nb09_exercise_2(bounce_ignoring_last_wall).__wrapped__ is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_2(bounce_ignoring_last_wall)) is billiard_reference.billiard_bounce
     assert "last_wall" in capsys.readouterr().out
-    assert check.nb09_exercise_3(hoeffding_log10).__wrapped__ is billiard_reference.hoeffding_bounces
+    assert reference_of(check.nb09_exercise_3(hoeffding_log10)) is billiard_reference.hoeffding_bounces
     assert "ln 10" in capsys.readouterr().out
-    assert check.nb09_exercise_3(hoeffding_without_the_2).__wrapped__ is billiard_reference.hoeffding_bounces
+    assert reference_of(check.nb09_exercise_3(hoeffding_without_the_2)) is billiard_reference.hoeffding_bounces
     assert "factor close to 2" in capsys.readouterr().out
-    assert check.nb09_exercise_4(curve_over_all_points).__wrapped__ is billiard_reference.error_rejection_curve
+    assert reference_of(check.nb09_exercise_4(curve_over_all_points)) is billiard_reference.error_rejection_curve
     assert "NOT rejected" in capsys.readouterr().out
 
 
 def test_a_bounce_that_changes_its_input_is_refused(capsys):
-    assert check.nb09_exercise_2(bounce_in_place).__wrapped__ is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_2(bounce_in_place)) is billiard_reference.billiard_bounce
     assert "changed its input" in capsys.readouterr().out
 
 
 def test_rerun_after_a_fallback_is_still_open(capsys):
     fallback = check.nb09_exercise_2(blank)
     capsys.readouterr()
-    assert check.nb09_exercise_2(fallback).__wrapped__ is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_2(fallback)) is billiard_reference.billiard_bounce
     output = capsys.readouterr().out
     assert "still open" in output and "✔" not in output
 
@@ -124,7 +125,7 @@ def test_an_endless_flight_is_stopped(capsys):
         while True:
             pass
 
-    assert check.nb09_exercise_1(endless).__wrapped__ is billiard_reference.flight_times
+    assert reference_of(check.nb09_exercise_1(endless)) is billiard_reference.flight_times
     assert "time limit" in capsys.readouterr().out
 
 
