@@ -64,3 +64,13 @@ def kernel_matrix(X, Z=None, kernel: str = "rbf", L: float = 1.0) -> np.ndarray:
         return linear_kernel(X, Z)
     # ("precomputed" is the estimators' word for "X is the kernel": nothing to compute here.)
     raise ValueError(f"kernel must be 'rbf' or 'linear', got {kernel!r}")
+
+
+def __getattr__(name: str):
+    # kgslab.kernels.normalise and .centre (the API in DESIGN.md) still resolve, from their own module, when asked
+    # for by name; this module neither holds nor lists them, since notebooks 02 and 03 import it before 04 asks for them.
+    if name in ("normalise", "centre"):
+        from . import normalise_reference
+
+        return getattr(normalise_reference, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -96,3 +96,15 @@ def test_normalise_refuses_zero_diagonal_and_asymmetry():
 def test_unknown_kernel_name(points):
     with pytest.raises(ValueError, match="kernel must be"):
         kernel_matrix(points[0], kernel="poly")
+
+
+def test_designs_kernels_normalise_and_centre_resolve_without_being_listed():
+    # DESIGN.md's API: kgslab.kernels.normalise / .centre; they live in normalise_reference (issue 28: 02 and 03
+    # import kgslab.kernels before 04 asks for them), so the module must not list them (dir, tab completion)
+    import kgslab.kernels as kernels
+    from kgslab import normalise_reference
+
+    assert kernels.normalise is normalise_reference.normalise and kernels.centre is normalise_reference.centre
+    assert not {"normalise", "centre", "norms_and_means"} & set(dir(kernels))
+    with pytest.raises(AttributeError, match="norms_and_means"):
+        kernels.norms_and_means
