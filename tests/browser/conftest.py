@@ -1,5 +1,5 @@
-"""JupyterLab in a real browser: one server and one headless Chromium for the whole session (of each xdist worker:
-`make browser` runs two, and a notebook's tests share one worker through its xdist group).
+"""JupyterLab in a real browser: one server and one headless Chromium for the whole session (of each worker, if
+run under pytest-xdist with --dist loadgroup: a notebook's tests then share one worker through its xdist group).
 
 The tests here open every solution notebook in JupyterLab, run all cells and move
 every slider panel with the keyboard, as a student would.  They need Debian's
@@ -106,8 +106,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    # The run times travel with the tests' reports: `make browser` runs two pytest-xdist workers, each with its
-    # own JupyterLab and Chromium, and the summary is written by the controller, which ran no notebook itself.
+    # The run times travel with the tests' reports: under pytest-xdist the summary is written by the controller,
+    # which ran no notebook itself.
     report = (yield).get_result()
     if report.when == "teardown" and REPORT["run_seconds"]:
         report.user_properties.append(("lab_run_seconds", dict(REPORT["run_seconds"])))
