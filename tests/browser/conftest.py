@@ -1,5 +1,4 @@
-"""JupyterLab in a real browser: one server and one headless Chromium for the whole session (of each worker, if
-run under pytest-xdist with --dist loadgroup: a notebook's tests then share one worker through its xdist group).
+"""JupyterLab in a real browser: one server and one headless Chromium for the whole session.
 
 The tests here open every solution notebook in JupyterLab, run all cells and move
 every slider panel with the keyboard, as a student would.  They need Debian's
@@ -104,30 +103,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    # The run times travel with the tests' reports: under pytest-xdist the summary is written by the controller,
-    # which ran no notebook itself.
-    report = (yield).get_result()
-    if report.when == "teardown" and REPORT["run_seconds"]:
-        report.user_properties.append(("lab_run_seconds", dict(REPORT["run_seconds"])))
-
-
 def pytest_terminal_summary(terminalreporter):
-    run_seconds = dict(REPORT["run_seconds"])
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            run_seconds.update(value for name, value in getattr(report, "user_properties", ())
-                               if name == "lab_run_seconds" for value in value.items())
-    if not run_seconds:
+    if not (REPORT["screenshots"] or REPORT["run_seconds"]):
         return
     write = terminalreporter.write_line
     terminalreporter.section("browser tests")
-    for name, seconds in sorted(run_seconds.items()):
+    for name, seconds in REPORT["run_seconds"].items():
         write(f"{name}: opened and ran all cells in JupyterLab in {seconds:.1f} s")
-    screenshots = sorted(SCREENSHOTS.rglob("*.png")) if SCREENSHOTS.is_dir() else []
-    if screenshots:
-        write(f"screenshots ({len(screenshots)}) in {SCREENSHOTS}")
+    if REPORT["screenshots"]:
+        write(f"screenshots ({len(REPORT['screenshots'])}) in {SCREENSHOTS}")
 
 
 def _free_port() -> int:

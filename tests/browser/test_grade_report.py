@@ -23,7 +23,6 @@ from labdriver import SCREENSHOTS
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 STUDENTS = ("blank", "solved", "primal_no_l", "cheat")
-pytestmark = pytest.mark.xdist_group("grade-report")   # one worker grades the class once (--dist loadgroup)
 
 
 @pytest.fixture(scope="module")

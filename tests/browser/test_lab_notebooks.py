@@ -135,10 +135,7 @@ def _page_is_alive(page) -> bool:
         return False
 
 
-# One xdist group per notebook (`make browser` runs two workers, --dist loadgroup): all of a notebook's tests run
-# on the worker that opened and ran it, so each notebook runs once.
-@pytest.fixture(scope="module", params=[pytest.param(nb, marks=pytest.mark.xdist_group(nb.stem), id=nb.stem)
-                                        for nb in NOTEBOOKS])
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
 def notebook_run(request, lab, lab_server, browser):
     """The notebook opened in a JupyterLab tab, all cells run; its kernel is shut down after its tests."""
     import nbformat
