@@ -13,6 +13,7 @@ own (`nb01_duality`, ...), re-exported here so a notebook only needs
 """
 
 from .core import GRADING_TIME_LIMIT, TIME_LIMIT, Case, Exercise, allclose, grading_mode, run_exercise, show_hint
+from .core import reference_of as _reference_of
 from .nb01_duality import *  # noqa: F401,F403
 from .nb02_kernel_ridge import *  # noqa: F401,F403
 from .nb03_gp import *  # noqa: F401,F403
@@ -53,7 +54,7 @@ def _stand_ins(functions, name: str) -> list[str]:
     if not functions or not all(callable(function) for function in functions):
         raise TypeError(f"{name} takes the exercise functions a cell uses (callables, at least one); "
                         f"got {', '.join(type(function).__name__ for function in functions) or 'nothing'}")
-    return [function.__name__ for function in functions if getattr(function, "_kgslab_reference", None) is not None]
+    return [function.__name__ for function in functions if _reference_of(function) is not None]
 
 
 def fallback_note(*functions) -> str:
