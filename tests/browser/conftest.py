@@ -71,7 +71,8 @@ LAB_SETTINGS = {
         '{"fetchNews": "false", "checkForUpdates": false}',
 }
 
-COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".pytest_cache", "*.egg-info",
+# What the served copy of the repository leaves out. ".venv*": .venv-oldest too, which CI creates (1.1 GB).
+COPY_IGNORE = shutil.ignore_patterns(".venv*", ".hypothesis", ".git", "__pycache__", ".pytest_cache", "*.egg-info",
                                      ".ipynb_checkpoints", "screenshots", "build", "dist", "results")
 
 
