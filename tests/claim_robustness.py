@@ -28,6 +28,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from no_figures import NO_PNG
+
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 SEED = re.compile(r"default_rng\((\d+)\)")
@@ -37,8 +39,8 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TIMEOUT = 600          # seconds a cell may take (a shifted run is as long as the stored one)
 # A shifted run is read for its verdict lines and its claims' log, never for its figures: the kernel draws every
 # figure but does not encode it to PNG (measured: 10-23% of a notebook's kernel CPU, 1.3 s of 03's 5.6 s, 3.0 s
-# of 08's 26 s). `make nbval-solutions` renders every figure of the stored run.
-NO_FIGURE_IMAGES = "--IPKernelApp.exec_lines=get_ipython().display_formatter.formatters['image/png'].enabled = False"
+# of 08's 26 s). The browser tests show every figure of every solution (tests/no_figures.py).
+NO_FIGURE_IMAGES = f"--IPKernelApp.exec_lines={NO_PNG}"
 
 
 @dataclass

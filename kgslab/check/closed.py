@@ -73,7 +73,8 @@ def refuse_if_closed(name: str, frame) -> None:
 
 def _guard(original: Callable, name: str) -> Callable:
     def guard(*args, **kwargs):
-        refuse_if_closed(name, sys._getframe(1))
+        if _ACTIVE:   # a check is running (refuse_if_closed asks the same first): only then is the caller read
+            refuse_if_closed(name, sys._getframe(1))
         return original(*args, **kwargs)
 
     for attribute in ("__name__", "__qualname__", "__doc__", "__module__"):
