@@ -64,7 +64,8 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest $(XDIST) -m "not wheel and not claims" tests --ignore=tests/browser
 
 # Every solution notebook that draws at random, rerun with its seeds shifted by 1-5: every verdict it stores
-# (claims, checks) must hold, and no cell may fail; prints each claim's worst margin (about 5 minutes on 2 cores).
+# (claims, checks) must hold, and no cell may fail; prints each claim's worst margin (about 3 minutes on a quiet
+# 2-core machine).
 # load, not loadscope: each (notebook, shift) is its own test.
 claims: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist load -m claims -p no:cacheprovider tests/test_claim_robustness.py
@@ -73,7 +74,7 @@ claims: $(STAMP)
 
 # The kit as a course installs it: build the wheel, install it (with its dependencies, from the package
 # index) into a fresh virtual environment outside the clone, load every data set from there, copy the
-# notebooks with `python -m kgslab.notebooks` and run a student notebook from the copy (2-3 minutes).
+# notebooks with `python -m kgslab.notebooks` and run a student notebook from the copy (under a minute, pip's cache warm).
 wheel-test: $(STAMP)
 	$(BIN)/python -m pytest -m wheel --durations=5 tests/test_wheel.py
 
