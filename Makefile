@@ -45,9 +45,9 @@ LAB_HIDE := '--ContentsManager.hide_globs=["__pycache__", "*.pyc", "*.pyo", ".DS
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(AS_ROOT) $(LAB_HIDE) $(LAB_ARGS) notebooks/
 
-# `make test` runs the browser tests beside the rest, not after it. They are one JupyterLab and one Chromium, and
-# most of their time is waits on the page, so alone they left one of two cores idle for about three minutes at the
-# end of a run. Their lines are marked [browser]. The exit status is 1 if either part failed.
+# `make test` runs the browser tests beside the rest, not after it. They are one JupyterLab, one Chromium and one
+# kernel at a time, about one core (148 CPU-s in 152 s alone), so run last they left the other core idle for about
+# three minutes at the end of a run. Their lines are marked [browser]. The exit status is 1 if either part failed.
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -c
 test: $(STAMP)
@@ -74,7 +74,8 @@ claims: $(STAMP)
 
 # The kit as a course installs it: build the wheel, install it (with its dependencies, from the package
 # index) into a fresh virtual environment outside the clone, load every data set from there, copy the
-# notebooks with `python -m kgslab.notebooks` and run a student notebook from the copy (under a minute, pip's cache warm).
+# notebooks with `python -m kgslab.notebooks` and run a student notebook from the copy (under a minute with pip's
+# cache warm).
 wheel-test: $(STAMP)
 	$(BIN)/python -m pytest -m wheel --durations=5 tests/test_wheel.py
 
@@ -98,8 +99,7 @@ versions: $(STAMP)
 
 # JupyterLab in headless Chromium: every solution notebook run in the page, every slider panel moved.
 # One server and one browser for the session, notebooks one at a time. (On two xdist workers, --dist loadgroup, each
-# with its own JupyterLab and Chromium, they took longer: 200 s against 174 s in a fresh-clone CI, most of their
-# time being waits on the page.) Skipped, with the reason and how to enable them, when /usr/bin/chromium or
+# with its own JupyterLab and Chromium, they took longer: 200 s against 174 s in a fresh-clone CI.) Skipped, with the reason and how to enable them, when /usr/bin/chromium or
 # Playwright is missing.
 browser: $(STAMP)
 	$(BIN)/python -m pytest tests/browser
@@ -114,7 +114,8 @@ nbval-solutions: $(STAMP)
 # machine picks, so a stored number that is the CPU's fingerprint (a Monte Carlo digit) fails here.
 # NOTEBOOK_GUIDE.md, "Stochastic results", says how such numbers are printed.
 nbval-portable: $(STAMP)
-	$(NO_FIGURES) OPENBLAS_CORETYPE=Prescott $(BIN)/python -m pytest $(XDIST) -p no:cacheprovider --nbval $(NBVAL) solutions
+	$(NO_FIGURES) OPENBLAS_CORETYPE=Prescott \
+		$(BIN)/python -m pytest $(XDIST) -p no:cacheprovider --nbval $(NBVAL) solutions
 
 # Student copies have no outputs: they are run for errors, with every exercise blank.
 nbval-notebooks: $(STAMP)

@@ -37,9 +37,9 @@ NUMBER = re.compile(r"\d+(\.\d+)?")
 ESTIMATE = re.compile(r"[-+]?\d+(\.\d+)? ± \d+(\.\d+)?")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TIMEOUT = 600          # seconds a cell may take (a shifted run is as long as the stored one)
-# A shifted run is read for its verdict lines and its claims' log, never for its figures: the kernel draws every
-# figure but does not encode it to PNG (measured: 10-23% of a notebook's kernel CPU, 1.3 s of 03's 5.6 s, 3.0 s
-# of 08's 26 s). The browser tests show every figure of every solution (tests/no_figures.py).
+# A shifted run is read for its verdict lines and its claims' log, never for its figures: the kernel runs every
+# plotting call but renders and encodes no PNG (measured: 10-23% of a notebook's kernel CPU, 1.3 s of 03's 5.6 s,
+# 3.0 s of 08's 26 s). The browser tests show every figure of every solution (tests/no_figures.py).
 NO_FIGURE_IMAGES = f"--IPKernelApp.exec_lines={NO_PNG}"
 
 

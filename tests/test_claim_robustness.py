@@ -91,7 +91,7 @@ def test_shift_changes_every_literal_seed_and_clears_outputs():
     assert shifted.cells[0].outputs == [] and notebook.cells[0].source.startswith("a = np.random.default_rng(7)")
 
 
-def test_a_shifted_run_draws_its_figures_without_encoding_them(tmp_path):
+def test_a_shifted_run_runs_its_figure_cells_without_encoding_them(tmp_path):
     # the run is read for its verdicts only (claim_robustness.NO_FIGURE_IMAGES): the figure's cell runs, no PNG
     path = tmp_path / "figure.ipynb"
     nbformat.write(_notebook(tmp_path, SETUP, "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
