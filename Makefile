@@ -88,6 +88,11 @@ $(OLDEST)/.installed: pyproject.toml setup.py .ci/constraints-oldest.txt
 	$(OLDEST)/bin/python -m pip install --quiet --no-compile -c .ci/constraints-oldest.txt -e ".[test]"
 	touch $@
 
+# numba keeps its compiled code (kgslab.hmc's flight) in kgslab/__pycache__ unless told otherwise, one index per
+# function that holds one numba version: both environments install the same clone, so in CI, where .venv-oldest's
+# tests run beside .venv's notebooks, each environment's numba found the other's index and compiled again
+# (measured: 3.7 CPU-s to compile against 0.4 to load). The oldest environment keeps its numba cache to itself.
+oldest: export NUMBA_CACHE_DIR := $(CURDIR)/$(OLDEST)/numba-cache
 oldest: $(OLDEST)/.installed
 	$(OLDEST)/bin/python .ci/versions.py
 	$(OLDEST)/bin/python -m pytest $(XDIST) -m "not wheel and not claims" tests --ignore=tests/browser
