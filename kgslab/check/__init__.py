@@ -9,60 +9,25 @@ papers' notebooks 08-10, the notebook's own exercise number:
 
 The mechanism is in `core`; each notebook's checks live in a module of their
 own (`nb01_duality`, ...), re-exported here so a notebook only needs
-``from kgslab import check``.  A notebook's module is imported when one of its
-checks is first asked for (``check.nb01_exercise_1_primal``), not with the
-package: notebook 01 never needs scikit-learn, which the later notebooks'
-checks import (measured: ``from kgslab import check, data`` took 1.6 CPU-s with
-every module, about 0.8 with only 01's; CI starts about forty kernels on 01).
-`exercises()`, `hint()` and ``dir(check)`` import every module.
+``from kgslab import check``.
 """
-
-import importlib
 
 from .core import GRADING_TIME_LIMIT, TIME_LIMIT, Case, Exercise, allclose, grading_mode, run_exercise, show_hint
 from .core import reference_of as _reference_of
-
-#: the module of each notebook's checks, by the prefix of their names ('nb01' -> nb01_duality)
-_MODULES = {name[:4]: name for name in ("nb01_duality", "nb02_kernel_ridge", "nb03_gp", "nb04_normalise",
-                                        "nb05_adatron", "nb06_bag_of_words", "nb07_perceptron", "nb08_kgs",
-                                        "nb09_billiard", "nb10_kfd")}
-
-
-def _load(module_name: str):
-    """Import one notebook's check module and put its checks (its __all__) here, as a star import would."""
-    module = importlib.import_module(f".{module_name}", __name__)
-    for name in module.__all__:
-        globals()[name] = getattr(module, name)
-    return module
-
-
-def __getattr__(name: str):
-    """A notebook's check (``check.nb01_exercise_1_primal``), its module imported on first use (PEP 562)."""
-    module_name = _MODULES.get(name[:4]) if name.startswith("nb") else None
-    if module_name is None or not (name.startswith(f"{name[:4]}_exercise_") or name == module_name):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = _load(module_name)
-    if name == module_name:
-        return module
-    if name not in module.__all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r} (the checks of {module_name} are "
-                             f"{', '.join(module.__all__)})")
-    return globals()[name]
-
-
-def _load_all() -> None:
-    for module_name in _MODULES.values():
-        _load(module_name)
-
-
-def __dir__() -> list[str]:
-    _load_all()
-    return sorted(globals())
+from .nb01_duality import *  # noqa: F401,F403
+from .nb02_kernel_ridge import *  # noqa: F401,F403
+from .nb03_gp import *  # noqa: F401,F403
+from .nb04_normalise import *  # noqa: F401,F403
+from .nb05_adatron import *  # noqa: F401,F403
+from .nb06_bag_of_words import *  # noqa: F401,F403
+from .nb07_perceptron import *  # noqa: F401,F403
+from .nb08_kgs import *  # noqa: F401,F403
+from .nb09_billiard import *  # noqa: F401,F403
+from .nb10_kfd import *  # noqa: F401,F403
 
 
 def exercises() -> dict:
     """Every check by name, in notebook order: {'nb01_exercise_1_primal': Exercise, ...}."""
-    _load_all()
     found = {name: value for name, value in globals().items() if isinstance(value, Exercise)}
     return dict(sorted(found.items()))
 

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from sklearn.model_selection import GroupKFold
 
 from .._validation import (as_float_array, as_gram, as_matrix, as_pm1_labels, as_positive_int, as_scalar, as_vector,
                            check_random_state_kind)
@@ -295,9 +296,6 @@ def pair_accuracy(K, language, article, first: str, second: str, adatron: Callab
     if len(np.unique(article[index])) < n_folds:
         raise ValueError(f"n_folds must be at most the number of articles of the two languages, "
                          f"{len(np.unique(article[index]))}, got {n_folds}")
-    # imported here, not with the module: notebook 01's checks import this module and never need scikit-learn
-    from sklearn.model_selection import GroupKFold
-
     K_pair = K[np.ix_(index, index)]
     accuracies = []
     for train, test in GroupKFold(n_splits=n_folds).split(K_pair, labels, groups=article[index]):

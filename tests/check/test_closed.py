@@ -132,3 +132,24 @@ def test_the_adatrons_private_loop_is_closed_too(key, bias):
 
     _, printed, record = _run(check.exercises()[key], adatron)
     assert not record.passed and "`kgslab._adatron_loop.coordinate_ascent`" in printed, printed
+
+
+def test_a_reference_imported_by_name_before_its_first_check_is_closed_in_a_fresh_interpreter():
+    # A notebook's first cell imports `check`; a student cell may then import a kit function by name at top level
+    # and call it from the exercise, before the exercise's check has ever been asked for.  The name it holds must
+    # already be the guard: `from kgslab import check` closes every exercise's references at once (a check module
+    # imported only at its first use closed them too late: the student's name kept the original and earned ✔)
+    import subprocess
+    import sys
+
+    program = "\n".join([
+        "from kgslab import check",
+        "from kgslab.circle import crossing_angles as kit_crossing_angles",
+        "def crossing_angles(w_out, v_out, y):",
+        "    return kit_crossing_angles(w_out, v_out, y)",
+        "check.nb08_exercise_1(crossing_angles)",
+        "print('record', check.core._RECORDS['nb08_exercise_1'].passed)",
+    ])
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "record False" in done.stdout and "is this exercise's reference" in done.stdout, done.stdout[-2000:]
