@@ -28,17 +28,19 @@ def _problem(m, seed=0):
     return rbf_kernel(X, L=1.0), y
 
 
-def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat, n_chains=1):
-    """Seconds per step of `n_chains` chains advanced together, and per matvec K @ v."""
+def _stepper(features, y, q, rng, n_chains, move, tangents):
+    """One step of `n_chains` chains advanced together by (move, tangents), moving them in place."""
     signed = y[:, None] * features
     coords = np.tile(engine.class_mean_start(features, y, rng), (n_chains, 1))    # (k, r)
     margins = coords @ signed.T
     tables = engine.PairTables.of(q, len(y))
+    return lambda: move(coords, margins, engine.propose_circle(coords, signed, rng, tangents), tables, rng)
+
+
+def _step_and_matvec_times(K, features, y, q, n_steps, rng, repeat, n_chains=1):
+    """Seconds per step of `n_chains` chains advanced together (the run loop's step), and per matvec K @ v."""
+    step = _stepper(features, y, q, rng, n_chains, *engine.step_for(len(y)))
     vector = rng.standard_normal(K.shape[0])
-
-    def step():     # the sampler's step: moves the chains in place
-        engine.move_on_circle(coords, margins, engine.propose_circle(coords, signed, rng), tables, rng)
-
     with np.errstate(divide="ignore", invalid="ignore"):        # as the sampler runs it
         return paired_best_times(step, lambda: K @ vector, repeat, n_steps, n_steps)
 
@@ -63,6 +65,19 @@ def rows(quick: bool = False):
                                                        2 if quick else 7, n_chains=4)
                 out.append(Row(f"KGS step per chain, 4 chains together, m={m}", steps / 4, "one m x m matvec K @ v",
                                matvec, f"step per chain = {steps / 4 / matvec:.2f} matvecs"))
+        for m in (76, 250, 400):
+            # the run loop's compiled step (numba) against the same step in numpy calls, 4 chains together: why
+            # the loop compiles up to engine.COMPILED_UP_TO training points
+            K, y = _problem(m)
+            features, _ = kgs.kernel_coordinates(K)
+            compiled = _stepper(features, y, 0.1, rng, 4, engine.move_compiled, engine._tangents)
+            in_numpy = _stepper(features, y, 0.1, rng, 4, engine.move_on_circle, None)
+            compiled()                                             # numba: compiled (or loaded) before it is timed
+            n_steps = 30 if quick else 300
+            with np.errstate(divide="ignore", invalid="ignore"):
+                compiled_time, numpy_time = paired_best_times(compiled, in_numpy, 2 if quick else 7, n_steps, n_steps)
+            out.append(Row(f"KGS step, 4 chains, compiled loops, m={m}", compiled_time, "the same step in numpy calls",
+                           numpy_time, f"run loop compiles up to m = {engine.COMPILED_UP_TO}"))
         for m in ([300] if quick else [300, 1000]):
             # Why the chains' products are one gemv each from m r = engine.ROWWISE_PRODUCTS on: OpenBLAS's gemm for
             # four rows packs the whole matrix on every call.

@@ -20,10 +20,16 @@ Arcs come in antipodal pairs (arc j + pi has every margin negated: m - e_j error
 sorts the m crossings in (-pi/2, pi/2) only (`sweep_half_circle`) and draws a pair before one of its two arcs
 (`PairTables`).  One matrix-vector product per chain, one arctan and one sort of m numbers per chain, a few passes
 over the m pairs, then per chain a binary search and a plane rotation: nothing else is O(m r).
+
+The run loop (`steps`) makes each step on up to COMPILED_UP_TO training points by compiled loops (numba:
+`_tangents`, `move_compiled`), the same draws and arithmetic as the numpy functions here, which one step of one chain uses (`kgslab.circle`: notebook 08's
+exercise, without numba) and the tests hold the compiled loops to.  Measured on one core, 4 chains: 51 -> 11 us a
+step at m = 12 and 69 -> 36 us at m = 76, where a dozen numpy calls on m numbers cost more than their arithmetic.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -49,6 +55,11 @@ ROWWISE_PRODUCTS = 40_000
 #: by one, where a dozen numpy calls on k numbers cost more than k binary searches (m = 76: one pass is slower up
 #: to 4 chains, even at 6, faster from 8 on; the tempered ladder of `kgslab.evidence` steps 80)
 ONE_PASS_DRAWS = 8
+#: training points m up to which the run loop steps by compiled loops (`move_compiled`); from about 300 on the
+#: numpy calls' vector arithmetic (arctan, sort) outweighs their overhead (measured, one core, 4 chains: m = 200
+#: 72 us a step compiled against 80 in numpy, m = 400 146 against 126; notebook 08's replica exchange, 84 chains at
+#: m = 76, runs faster compiled: the whole notebook 16.3 s with it in numpy, 13.0 compiled)
+COMPILED_UP_TO = 250
 
 
 def check_steps(n_steps, name, value):
@@ -117,9 +128,64 @@ class Circle(NamedTuple):
     slopes: np.ndarray      # (k, m)
 
 
-def propose_circle(coords, signed, rng) -> Circle:
-    """Step 2 for k chains: a random unit tangent at each point and its slopes (one product per chain)."""
-    direction = random_tangents(coords, rng)
+def _project_to_tangents(direction, coords):
+    """Normals (k, r) made unit tangents at the unit rows of coords, in place: d <- d - <d, c> c, then d / |d|.
+
+    Returns False, with every row projected but none scaled, when a row came out (numerically) parallel to its
+    point: `random_tangents` draws that row again.  Plain loops for numba (`_compiled_tangents`).
+    """
+    k, rank = direction.shape
+    squared = np.empty(k)
+    for i in range(k):
+        along = 0.0
+        for a in range(rank):
+            along += direction[i, a] * coords[i, a]
+        total = 0.0
+        for a in range(rank):
+            direction[i, a] -= along * coords[i, a]
+            total += direction[i, a] * direction[i, a]
+        squared[i] = total
+    for i in range(k):
+        if not squared[i] > 1e-24:
+            return False
+    for i in range(k):
+        scale = 1.0 / math.sqrt(squared[i])
+        for a in range(rank):
+            direction[i, a] *= scale
+    return True
+
+
+@functools.cache
+def _compiled_tangents():
+    """`_project_to_tangents` compiled by numba (as `_compiled_move`)."""
+    import numba
+
+    return numba.njit(cache=True, error_model="numpy")(_project_to_tangents)
+
+
+def _tangents(coords, rng):
+    """`versionspace.random_tangents` for the engine's chains: the same draws, projected by compiled loops."""
+    direction = rng.standard_normal(coords.shape)
+    if _compiled_tangents()(direction, coords):
+        return direction
+    squared = np.einsum("ij,ij->i", direction, direction)
+    while not squared.min() > 1e-24:       # a row drawn parallel to its point: drawn again, as random_tangents does
+        parallel = ~(squared > 1e-24)
+        fresh = rng.standard_normal((np.count_nonzero(parallel), coords.shape[1]))
+        fresh -= np.einsum("ij,ij->i", fresh, coords[parallel])[:, None] * coords[parallel]
+        direction[parallel] = fresh
+        squared = np.einsum("ij,ij->i", direction, direction)
+    direction /= np.sqrt(squared)[:, None]
+    return direction
+
+
+def propose_circle(coords, signed, rng, tangents=None) -> Circle:
+    """Step 2 for k chains: a random unit tangent at each point and its slopes (one product per chain).
+
+    tangents(coords, rng): how the tangents are drawn (default `versionspace.random_tangents`; the run loop passes
+    `_tangents`, the same draws projected by compiled loops).
+    """
+    direction = (tangents or random_tangents)(coords, rng)
     if direction.shape[0] == 1 or signed.size < ROWWISE_PRODUCTS:
         return Circle(direction, direction @ signed.T)
     slopes = np.empty((direction.shape[0], signed.shape[0]))
@@ -257,11 +323,103 @@ def pick_pairs(cumulative, uniforms):
     return np.minimum(j, cumulative.shape[1] - 1, out=j)       # uniform x total rounded up to the total
 
 
+def _move_chains(coords, margins, direction, slopes, weight, log_weight, first_share, offsets, uniforms, faint):
+    """Steps 3-8 for k chains as plain loops, the same arithmetic as `move_on_circle`: numba compiles them
+    (`_compiled_move`), so that a step costs what its arithmetic costs, not a dozen numpy calls on m numbers.
+
+    Per chain i: the m half-angles arctan(a_j / b_j) (b = the slopes as they come: the circle is walked towards
+    -direction), sorted; the error count of each arc from the turns passed so far (`sweep_half_circle`); the
+    cumulative weights of the antipodal pairs (`pair_weights`, in log space for a faint circle); a pair by a
+    binary search for uniforms[i, 0] x total, one of its two arcs by uniforms[i, 1] (`first_share`), theta on it
+    by uniforms[i, 2]; then the plane rotation of (coords, direction) and (margins, slopes) by theta, in place.
+    offsets[i]: where chain i's table starts (0, or its rung's row for stacked tables).  Returns theta (k,).
+    """
+    k, rank = coords.shape
+    m = margins.shape[1]
+    thetas = np.empty(k)
+    sorted_half = np.empty(m)
+    bits = sorted_half.view(np.int64)
+    entries = np.empty(m, dtype=np.int64)
+    lengths = np.empty(m)
+    cumulative = np.empty(m)
+    for i in range(k):
+        turned_all = 0
+        for j in range(m):                                              # steps 3-4
+            sorted_half[j] = math.atan(margins[i, j] / slopes[i, j])
+            turns = 1 if slopes[i, j] > 0 else 0                        # the margin turns negative there
+            bits[j] = (bits[j] & -2) | turns                            # carried in the lowest bit (`_sort_with_turns`)
+            turned_all += turns
+        sorted_half.sort()
+        turned = 0
+        for j in range(m):                                              # steps 5-6
+            turned += bits[j] & 1
+            entries[j] = 2 * turned - (j + 1 - m) - turned_all + offsets[i]
+        for j in range(m - 1):
+            lengths[j] = sorted_half[j + 1] - sorted_half[j]
+        lengths[m - 1] = sorted_half[0] + math.pi - sorted_half[m - 1]
+        total = 0.0                                                     # step 7, by antipodal pairs
+        for j in range(m):
+            total += weight[entries[j]] * lengths[j]
+            cumulative[j] = total
+        if total < faint:                                               # the log-space path (`pair_weights`)
+            best = -np.inf
+            for j in range(m):
+                best = max(best, log_weight[entries[j]])
+            total = 0.0
+            for j in range(m):
+                total += math.exp(log_weight[entries[j]] - best) * lengths[j]
+                cumulative[j] = total
+        if not total > 0:
+            raise RuntimeError("no arc of the great circle has positive posterior mass (left version space?)")
+        j = min(np.searchsorted(cumulative, uniforms[i, 0] * total, side="right"), m - 1)
+        theta = sorted_half[j] + uniforms[i, 2] * lengths[j]
+        if uniforms[i, 1] >= first_share[entries[j]]:                  # the antipodal arc of the pair
+            theta += math.pi
+        thetas[i] = theta
+        cos_t, sin_t = math.cos(theta), -math.sin(theta)                 # step 8, towards -direction
+        for a in range(rank):
+            x, v = coords[i, a], direction[i, a]
+            coords[i, a] = cos_t * x + sin_t * v
+            direction[i, a] = cos_t * v - sin_t * x
+        for j in range(m):
+            x, v = margins[i, j], slopes[i, j]
+            margins[i, j] = cos_t * x + sin_t * v
+            slopes[i, j] = cos_t * v - sin_t * x
+    return thetas
+
+
+@functools.cache
+def _compiled_move():
+    """`_move_chains` compiled by numba (imported here, not with the module: numba is imported only by a run).
+
+    cache=True keeps the machine code on disk after the first call (a few seconds once per install).
+    error_model="numpy": a_j / 0 is +-inf (arctan: +-pi/2), as numpy's division gives, instead of an exception.
+    """
+    import numba
+
+    return numba.njit(cache=True, error_model="numpy")(_move_chains)
+
+
+def move_compiled(coords, margins, circle, tables, rng):
+    """`move_on_circle` by compiled loops (`_move_chains`): the same draws (uniforms (k, 3), one row per chain),
+    the same new points to rounding.  The run loop (`steps`) uses it; one step of one chain (notebook 08's
+    exercise, `kgslab.circle`) uses `move_on_circle`, which needs no numba."""
+    k = coords.shape[0]
+    direction, slopes = circle
+    offsets = (np.zeros(k, dtype=np.int64) if tables.row_offsets is None
+               else np.ascontiguousarray(tables.row_offsets[:, 0], dtype=np.int64))
+    uniforms = rng.random((k, 3))
+    return _compiled_move()(coords, margins, direction, slopes, tables.weight, tables.log_weight,
+                            tables.first_share, offsets, uniforms, FAINT)
+
+
 def move_on_circle(coords, margins, circle, tables, rng):
     """Steps 3-8 for k chains: coords (k, r) and margins (k, m) move in place to the new points; returns theta (k,).
 
     The circle is walked towards -direction, as likely as +direction: its slopes are then -slopes, so the sweep's
     "minus slopes" are the slopes as they come (no pass to negate them), and theta is measured that way.
+    The step in numpy calls, function by function as the module's docstring lists them; the run loop makes the
+    same draws by compiled loops (`move_compiled`), and the tests hold the two to the same points.
     """
     k, rank = coords.shape
     m = margins.shape[1]
@@ -298,6 +456,11 @@ def undo_drift(coords, margins):
     margins *= scale
 
 
+def step_for(m):
+    """The run loop's step on m training points, (move, tangents): compiled loops up to COMPILED_UP_TO, numpy above."""
+    return (move_compiled, _tangents) if m <= COMPILED_UP_TO else (move_on_circle, random_tangents)
+
+
 def steps(signed, coords, margins, tables, rng, n_steps):
     """The run loop: n_steps KGS steps of every chain, in place; yields the step's index after each.
 
@@ -307,8 +470,9 @@ def steps(signed, coords, margins, tables, rng, n_steps):
     rungs (`kgslab.evidence`).  One BLAS thread and no warnings for b_i = 0 (arctan(+-inf)) while it runs.
     """
     with blas_threads(), np.errstate(divide="ignore", invalid="ignore"):
+        move, tangents = step_for(margins.shape[1])
         for step in range(n_steps):
-            move_on_circle(coords, margins, propose_circle(coords, signed, rng), tables, rng)
+            move(coords, margins, propose_circle(coords, signed, rng, tangents), tables, rng)
             if step % RENORMALISE == 0:
                 undo_drift(coords, margins)
             yield step

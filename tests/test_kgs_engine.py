@@ -6,7 +6,7 @@ import pytest
 
 from exact_posteriors import circle_grid, exact_vote, problem
 from test_circle import random_step
-from kgslab import circle, kgs
+from kgslab import _kgs_engine, circle, kgs
 from kgslab._kgs_engine import FAINT, PairTables, move_on_circle, propose_circle, sweep_half_circle
 from kgslab.kernels import linear_kernel
 
@@ -96,3 +96,77 @@ def test_one_pass_draws_are_the_chain_by_chain_draws(monkeypatch):
         moved.append(coords.tobytes() + margins.tobytes())
     assert moved[0] == moved[1]
     assert not np.allclose(np.frombuffer(moved[0])[:36], start.ravel())   # the chains moved
+
+
+def _chains_on(problem_seed, m, k, q):
+    X, y, _ = problem(3, m=m, flips=0 if q == 0 else m // 6, seed=problem_seed)
+    features, _ = kgs.kernel_coordinates(linear_kernel(X))
+    signed = y[:, None] * features
+    start = _kgs_engine.start_points(features, y, q, k, np.random.default_rng(problem_seed))
+    return signed, start
+
+
+@pytest.mark.parametrize("m, k, q", [(40, 4, 0.1), (40, 12, 0.25), (15, 4, 0.0), (2, 3, 0.2)])
+def test_the_compiled_step_makes_the_numpy_steps_draws(m, k, q):
+    # the run loop moves its chains by compiled loops (move_compiled: _tangents, _move_chains); move_on_circle is
+    # the same step in numpy calls. From the same points with the same random numbers both must move every chain to
+    # the same place (to rounding: arctan and the rotation's sums are not the same machine instructions)
+    signed, start = _chains_on(9, m, k, q)
+    moved = []
+    for move, tangents in ((move_on_circle, None), (_kgs_engine.move_compiled, _kgs_engine._tangents)):
+        coords, margins, rng = start.copy(), start @ signed.T, np.random.default_rng(11)
+        thetas = []
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for _ in range(100):
+                thetas.append(move(coords, margins, propose_circle(coords, signed, rng, tangents),
+                                   PairTables.of(q, m), rng))
+        moved.append((coords, margins, np.array(thetas)))
+    (coords, margins, thetas), (coords_c, margins_c, thetas_c) = moved
+    np.testing.assert_allclose(thetas_c, thetas, atol=1e-10)
+    np.testing.assert_allclose(coords_c, coords, atol=1e-10)
+    np.testing.assert_allclose(margins_c, margins, atol=1e-10)
+    assert not np.allclose(coords, start)                               # the chains moved
+    if q == 0:
+        assert np.all(margins > 0)                                      # q = 0 stays in version space
+
+
+def test_the_compiled_loops_compute_what_their_python_source_says():
+    # numba compiles _move_chains and _project_to_tangents; the interpreter running the same functions must give
+    # the same tangents, thetas and points
+    signed, start = _chains_on(3, 30, 5, 0.15)
+    tables = PairTables.of(0.15, 30)
+    results = []
+    for tangents, move in ((_kgs_engine._compiled_tangents(), _kgs_engine._compiled_move()),
+                           (_kgs_engine._project_to_tangents, _kgs_engine._move_chains)):
+        coords, margins, rng = start.copy(), start @ signed.T, np.random.default_rng(4)
+        thetas = []
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for _ in range(50):
+                direction = rng.standard_normal(coords.shape)
+                assert tangents(direction, coords)
+                np.testing.assert_allclose(np.einsum("ij,ij->i", direction, coords), 0, atol=1e-12)
+                np.testing.assert_allclose(np.linalg.norm(direction, axis=1), 1, atol=1e-12)
+                thetas.append(move(coords, margins, direction, direction @ signed.T, tables.weight, tables.log_weight,
+                                   tables.first_share, np.zeros(5, dtype=np.int64), rng.random((5, 3)), FAINT))
+        results.append((np.array(thetas), coords, margins))
+    for compiled, interpreted in zip(*results):
+        np.testing.assert_allclose(compiled, interpreted, rtol=1e-9, atol=1e-12)
+
+
+def test_a_tangent_drawn_parallel_to_its_point_is_drawn_again():
+    # the compiled projection gives up on a row whose normal draw is (numerically) its point; the engine then draws
+    # that row again, as versionspace.random_tangents does, and every row comes out a unit tangent
+    coords = np.eye(3)[:2].copy()
+
+    class Parallel:
+        calls = 0
+
+        def standard_normal(self, shape):
+            self.calls += 1
+            if self.calls == 1:
+                return coords * 2.0                                    # both rows along their own points
+            return np.random.default_rng(self.calls).standard_normal(shape)
+
+    direction = _kgs_engine._tangents(coords, Parallel())
+    np.testing.assert_allclose(np.einsum("ij,ij->i", direction, coords), 0, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(direction, axis=1), 1)
