@@ -304,3 +304,42 @@ def test_a_run_too_short_for_diagnostics_reports_nan_and_not_converged():
     assert run.n_bounces == 3 and not run.converged
     assert all(np.isnan(part).all() and part.shape == (5,) for part in (run.rhat, run.ess, run.mc_error))
     assert ((run.p_plus >= 0) & (run.p_plus <= 1)).all()
+
+
+@pytest.mark.parametrize("refresh_rate", [0.0, 2.0])
+def test_the_compiled_bounces_fly_the_trajectory_of_the_step(refresh_rate):
+    # run() bounces by compiled loops (billiard._bounces) and refreshes in Python; step() is the same flight by
+    # numpy and BLAS calls. From the same start and seed both must be in the same place after 2000 bounces (to
+    # rounding: the sums are not the same machine instructions), with the same refreshes and the same time on +
+    X, y, T, _ = separable_problem(4, n_train=30, n_test=60, seed=2)
+    K, K_test = rbf_kernel(X, L=2.0), rbf_kernel(T, X, L=2.0)
+    stepped, compiled = (KernelBilliard(K, y, K_test, refresh_rate=refresh_rate, random_state=4) for _ in range(2))
+    while stepped.n_bounces < 2000:
+        stepped.step()
+    compiled.run(2000)
+    assert compiled.n_bounces == stepped.n_bounces and compiled.n_refreshes == stepped.n_refreshes
+    assert (compiled.n_refreshes > 0) == (refresh_rate > 0)
+    assert compiled.last_wall == stepped.last_wall
+    np.testing.assert_allclose(compiled._train, stepped._train, atol=1e-9)
+    np.testing.assert_allclose(compiled._test, stepped._test, atol=1e-9)
+    assert compiled.arc_length == pytest.approx(stepped.arc_length, rel=1e-12)
+    np.testing.assert_allclose(compiled.time_plus, stepped.time_plus, atol=1e-9)
+    assert 0 < np.count_nonzero((compiled.p_plus > 0) & (compiled.p_plus < 1))   # test points changed sides
+
+
+def test_the_compiled_bounce_loop_computes_what_its_python_source_says():
+    # numba compiles billiard._bounces; the interpreter running the same function must fly the same bounces
+    from kgslab.billiard import _bounces, _compiled_bounces
+    X, y, T, _ = separable_problem(3, n_train=12, n_test=20, seed=7)
+    results = []
+    for bounce in (_compiled_bounces(), _bounces):
+        ball = KernelBilliard(linear_kernel(X), y, linear_kernel(T, X), random_state=1)
+        returned = bounce(ball._train, ball._test, ball._train_rows, ball._test_rows, ball._reflection_factors, ball.y,
+                          ball._plus_signed, ball._positive, 300, 0, -1, 0.0, math.inf, ball.renormalise_every)
+        results.append((returned, ball._train.copy(), ball._plus_signed.copy(), ball._positive.copy()))
+    (returned, train, plus, positive), (returned_py, train_py, plus_py, positive_py) = results
+    assert returned[:3] == returned_py[:3] == (0, 300, returned[2])     # target reached, same last wall
+    assert returned[3] == pytest.approx(returned_py[3], rel=1e-12)
+    np.testing.assert_allclose(train, train_py, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(plus, plus_py, atol=1e-10)
+    np.testing.assert_array_equal(positive, positive_py)
