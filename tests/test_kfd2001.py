@@ -89,3 +89,14 @@ def test_sky_splits_hold_whole_photographs_out():
 def test_load_result_names_the_missing_file():
     with pytest.raises(FileNotFoundError, match="python -m kgslab.papers.kfd2001"):
         paper.load_result("no_such_result.json")
+
+
+def test_a_sample_too_small_for_em_is_refused_naming_sizes():
+    # EM on a few dozen points can leave a class of a handful of points and a singular covariance; toy_table has no
+    # reg_covar to pass, so its error names the argument the caller can change, with the sample's size
+    def collapsing_em(X, y_index, initial_flip_rates):
+        from kgslab.kfd import label_noise_em
+        return label_noise_em(X[:3], y_index[:3], initial_flip_rates=initial_flip_rates)   # 3 points: singular
+
+    with pytest.raises(ValueError, match=r"^sizes: a sample of 30 points left EM a class covariance .* got 30$"):
+        paper.toy_table(sizes=(30,), n_repeats=1, random_state=0, em=collapsing_em)
