@@ -63,9 +63,30 @@ def rank_normalise(chains):
     """Normal scores of the pooled ranks, per quantity (ties: average rank), same shape as the input."""
     array = _as_chains(chains, min_draws=1)
     n_chains, n_draws, k = array.shape
-    ranks = rankdata(array.reshape(n_chains * n_draws, k), axis=0)
     size = n_chains * n_draws
-    return ndtri((ranks - 0.375) / (size + 0.25)).reshape(array.shape)
+    pooled = array.reshape(size, k)
+    two_valued = _two_valued_ranks(pooled)
+    if two_valued is not None:      # two normal scores per quantity, each computed once
+        is_low, low_rank, high_rank = two_valued
+        low_score, high_score = (ndtri((rank - 0.375) / (size + 0.25)) for rank in (low_rank, high_rank))
+        return np.where(is_low, low_score, high_score).reshape(array.shape)
+    return ndtri((rankdata(pooled, axis=0) - 0.375) / (size + 0.25)).reshape(array.shape)
+
+
+def _two_valued_ranks(pooled):
+    """(is_low, low_rank, high_rank) when every column holds at most two distinct values, else None.
+
+    The samplers' votes are 0/1 draws: the n_low draws of the smaller value share the average rank (1 + n_low) / 2
+    and the others n_low + (1 + n_high) / 2, the very numbers rankdata gives (halves of integers are exact), from
+    a count instead of a sort of every column.
+    """
+    low, high = pooled.min(axis=0), pooled.max(axis=0)
+    is_low = pooled == low
+    n_low = is_low.sum(axis=0)
+    n_high = (pooled == high).sum(axis=0)
+    if not np.all((n_low + n_high == pooled.shape[0]) | (low == high)):
+        return None
+    return is_low, (1.0 + n_low) / 2, n_low + (1.0 + n_high) / 2
 
 
 def _constant(array):

@@ -207,3 +207,21 @@ def test_effective_sample_size_of_an_ar1_chain():
     assert diagnostics.effective_sample_size(chain) == pytest.approx(n * (1 - rho) / (1 + rho), rel=0.1)
     independent = rng.standard_normal(20_000)
     assert diagnostics.effective_sample_size(independent) == pytest.approx(20_000, rel=0.1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_votes_are_ranked_by_counting_as_scipys_rankdata_ranks_them(seed):
+    # 0/1 votes (and any quantity with two values) are ranked from two counts, not a sort: the normal scores must
+    # be rankdata's to the last bit, for every column, constant ones too; a third value goes the sorting way
+    from scipy.special import ndtri
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(seed)
+    votes = (rng.random((4, 300, 6)) < [0.0, 0.02, 0.3, 0.5, 0.98, 1.0]).astype(float)
+    two_values = np.where(rng.random((4, 300, 3)) < 0.4, -1.5, 2.0)
+    three_values = rng.integers(0, 3, (4, 300, 2)).astype(float)
+    for chains in (votes, two_values, np.concatenate([votes, three_values], axis=2)):
+        pooled = chains.reshape(-1, chains.shape[2])
+        expected = ndtri((rankdata(pooled, axis=0) - 0.375) / (pooled.shape[0] + 0.25)).reshape(chains.shape)
+        np.testing.assert_array_equal(diagnostics.rank_normalise(chains), expected)
+    assert diagnostics._two_valued_ranks(three_values.reshape(-1, 2)) is None
