@@ -364,13 +364,17 @@ class KernelBilliard:
         return None
 
     def _run_compiled(self, target: int):
-        """`step` until `target` bounces, the bounces by compiled loops (`_bounces`), the refreshes here."""
+        """`step` until `target` bounces, the bounces by compiled loops (`_bounces`), the refreshes here.
+
+        A compiled call cannot be interrupted (Ctrl-C, the checks' time limit wait for it to return), so each
+        call makes at most COMPILED_CHUNK bounces: a run of millions of bounces stays interruptible.
+        """
         bounce = _compiled_bounces()
         while self.n_bounces < target:
             status, self.n_bounces, self.last_wall, self.arc_length, self._clock = bounce(
                 self._train, self._test, self._train_rows, self._test_rows, self._reflection_factors, self.y,
-                self._plus_signed, self._positive, target, self.n_bounces, self.last_wall, self.arc_length,
-                self._clock, self.renormalise_every)
+                self._plus_signed, self._positive, min(target, self.n_bounces + COMPILED_CHUNK), self.n_bounces,
+                self.last_wall, self.arc_length, self._clock, self.renormalise_every)
             if status == _CLOCK_RANG:
                 self._refresh()
             elif status == _DIRECTION_LOST:           # v came out parallel to w: start afresh
@@ -422,6 +426,9 @@ class KernelBilliard:
 MAX_BOUNCES = 10_000_000   # per trajectory: beyond this a run takes hours; refuse rather than hang
 
 _TARGET_REACHED, _CLOCK_RANG, _DIRECTION_LOST = 0, 1, 2   # why `_bounces` returned
+#: bounces of one compiled call at most: about 0.1 s on a heart split (3 us a bounce), so that Ctrl-C and the checks'
+#: time limit (signals, handled between calls) stop a long run within a fraction of a second
+COMPILED_CHUNK = 30_000
 
 
 def _bounces(train, test, train_rows, test_rows, reflection_factors, y, plus_signed, positive, target, n_bounces,

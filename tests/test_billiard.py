@@ -343,3 +343,27 @@ def test_the_compiled_bounce_loop_computes_what_its_python_source_says():
     np.testing.assert_allclose(train, train_py, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(plus, plus_py, atol=1e-10)
     np.testing.assert_array_equal(positive, positive_py)
+
+
+def test_a_long_compiled_run_stays_interruptible():
+    # a compiled call cannot be interrupted, so run() makes its bounces in calls of at most COMPILED_CHUNK: a signal
+    # (Ctrl-C, the checks' time limit) raised during a long run stops it within one chunk, not at its end
+    import signal
+
+    from kgslab import billiard
+    X, y, T, _ = separable_problem(4, n_train=30, n_test=20, seed=3)
+    ball = KernelBilliard(linear_kernel(X), y, linear_kernel(T, X), random_state=0)
+    ball.run(10)                                                   # compiled (or loaded) before the clock starts
+
+    def stop(signum, frame):
+        raise TimeoutError
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
+    try:
+        with pytest.raises(TimeoutError):
+            ball.run(billiard.MAX_BOUNCES)                         # 10 million bounces: tens of seconds
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert 0 < ball.n_bounces - 10 < billiard.MAX_BOUNCES // 10    # stopped early, between two chunks
