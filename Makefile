@@ -104,8 +104,8 @@ versions: $(STAMP)
 
 # JupyterLab in headless Chromium: every solution notebook run in the page, every slider panel moved.
 # One server and one browser for the session, notebooks one at a time. (On two xdist workers, --dist loadgroup, each
-# with its own JupyterLab and Chromium, they took longer: 200 s against 174 s in a fresh-clone CI.) Skipped, with the reason and how to enable them, when /usr/bin/chromium or
-# Playwright is missing.
+# with its own JupyterLab and Chromium, they took longer: 200 s against 174 s in a fresh-clone CI.) Skipped, with
+# the reason and how to enable them, when /usr/bin/chromium or Playwright is missing.
 browser: $(STAMP)
 	$(BIN)/python -m pytest tests/browser
 

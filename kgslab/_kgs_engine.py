@@ -22,9 +22,10 @@ sorts the m crossings in (-pi/2, pi/2) only (`sweep_half_circle`) and draws a pa
 over the m pairs, then per chain a binary search and a plane rotation: nothing else is O(m r).
 
 The run loop (`steps`) makes each step on up to COMPILED_UP_TO training points by compiled loops (numba:
-`_tangents`, `move_compiled`), the same draws and arithmetic as the numpy functions here, which one step of one chain uses (`kgslab.circle`: notebook 08's
-exercise, without numba) and the tests hold the compiled loops to.  Measured on one core, 4 chains: 51 -> 11 us a
-step at m = 12 and 69 -> 36 us at m = 76, where a dozen numpy calls on m numbers cost more than their arithmetic.
+`_tangents`, `move_compiled`), the same draws and arithmetic as the numpy functions here, which one step of one
+chain uses (`kgslab.circle`: notebook 08's exercise, without numba) and the tests hold the compiled loops to.
+Measured on one core, 4 chains: 51 -> 11 us a step at m = 12 and 69 -> 36 us at m = 76, where a dozen numpy calls
+on m numbers cost more than their arithmetic.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from scipy.linalg.blas import drot
 from ._blas import blas_threads
 from ._validation import check_work_budget
 from .crossings import crossing_half_angles
-from .versionspace import pick_by_weight, random_tangents, start_in_version_space
+from .versionspace import pick_by_weight, random_tangents, start_in_version_space, unit_tangents
 
 #: steps between two renormalisations of a chain's point: the rotation keeps |c| = 1 up to ~1e-16 a step.
 RENORMALISE = 32
@@ -168,15 +169,7 @@ def _tangents(coords, rng):
     direction = rng.standard_normal(coords.shape)
     if _compiled_tangents()(direction, coords):
         return direction
-    squared = np.einsum("ij,ij->i", direction, direction)
-    while not squared.min() > 1e-24:       # a row drawn parallel to its point: drawn again, as random_tangents does
-        parallel = ~(squared > 1e-24)
-        fresh = rng.standard_normal((np.count_nonzero(parallel), coords.shape[1]))
-        fresh -= np.einsum("ij,ij->i", fresh, coords[parallel])[:, None] * coords[parallel]
-        direction[parallel] = fresh
-        squared = np.einsum("ij,ij->i", direction, direction)
-    direction /= np.sqrt(squared)[:, None]
-    return direction
+    return unit_tangents(direction, coords, rng)      # a row drawn parallel to its point: drawn again
 
 
 def propose_circle(coords, signed, rng, tangents=None) -> Circle:

@@ -126,10 +126,11 @@ class KernelBilliard:
         # Row c: how a unit step along phi(x_c) changes the signed training projections / the test projections.
         self._train_rows = self.gram * self.y[None, :]
         self._test_rows = np.ascontiguousarray(self.cross.T)
-        # <v, phi_c> = y_c * slope_c, so the reflection's step is (2 y_c / K_cc) slope_c; a list of floats,
-        # because arithmetic on numpy scalars costs more than the rest of a bounce's bookkeeping.
-        self._reflection_factor = (2.0 * self.y / self.diagonal).tolist()
-        self._reflection_factors = 2.0 * self.y / self.diagonal                 # the same, for the compiled loop
+        # <v, phi_c> = y_c * slope_c, so the reflection's step is (2 y_c / K_cc) slope_c: an array for the compiled
+        # loop, and a list of floats for step(), because arithmetic on numpy scalars costs more than the rest of a
+        # bounce's bookkeeping.
+        self._reflection_factors = 2.0 * self.y / self.diagonal
+        self._reflection_factor = self._reflection_factors.tolist()
         self.rng = as_generator(random_state)
         # a refresh costs O(l (l + m)); more than one per 1e-4 of arc length would be a run without end
         self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0, high=1e4)

@@ -284,14 +284,18 @@ class LabelNoiseEM:
         return noise_rates_from_flip_rates(self.flip_rates, self.observed_priors)[1]
 
 
+class SingularCovarianceError(ValueError):
+    """A class covariance became singular during EM (`papers.kfd2001.toy_table` names its own argument instead)."""
+
+
 def _gaussian_log_densities(X, means, covariances):
     """ln N(x_n | m_y, C_y) for y = 0, 1 as an (n, 2) array."""
     columns = []
     for mean, covariance in zip(means, covariances):
         sign, log_det = np.linalg.slogdet(covariance)
         if sign <= 0 or not np.isfinite(log_det):
-            raise ValueError("a class covariance became singular during EM (a flat direction in X, or a "
-                             "class with too few points); pass reg_covar > 0")
+            raise SingularCovarianceError("a class covariance became singular during EM (a flat direction in X, "
+                                          "or a class with too few points); pass reg_covar > 0")
         centred = X - mean
         # The Mahalanobis terms by einsum: plain loops, fast for the small d of the toy.
         mahalanobis = np.einsum("ni,ij,nj->n", centred, np.linalg.inv(covariance), centred)

@@ -41,7 +41,7 @@ from ._blas import blas_threads
 from ._validation import (as_flip_rate, as_generator, as_gram, as_matrix, as_pm1_labels, as_scalar, as_vector,
                           require_psd)
 
-# random_tangent and random_tangents are the samplers' inner-loop
+# random_tangent, random_tangents and unit_tangents are the samplers' inner-loop
 # primitives (one call per Gibbs step or billiard flight, where a check of the arguments would cost more than the
 # arithmetic): they are used by kgs and billiard on arguments those modules have validated, and are not public;
 # so is start_alpha, `version_space_start` on a span the billiard has computed already.
@@ -117,6 +117,15 @@ def random_tangents(coords, rng) -> np.ndarray:
         return random_tangent(coords[0], rng)[None]
     direction = rng.standard_normal(coords.shape)
     direction -= _row_dots(direction, coords) * coords
+    return unit_tangents(direction, coords, rng)
+
+
+def unit_tangents(direction, coords, rng) -> np.ndarray:
+    """Tangents (k, r) already projected at the unit rows of `coords`, scaled to unit length, in place.
+
+    A row that came out (numerically) parallel to its point, so with nothing left after the projection, is drawn
+    again from `rng` and projected, until none is (`random_tangents`; the KGS engine's compiled projection).
+    """
     squared = _row_dots(direction, direction)
     while not squared.min() > 1e-24:
         parallel = ~(squared[:, 0] > 1e-24)
