@@ -59,13 +59,29 @@ def test_the_child_has_a_scrubbed_environment_in_an_empty_folder(monkeypatch, tm
     assert folder != os.getcwd() and listing == [] and not os.path.exists(folder)
 
 
-def test_the_child_finds_the_set_up_cells_imports_already_made():
-    """pyplot's import cost each child 0.45 CPU-s (a font list in its fresh MPLCONFIGDIR): the server makes it once."""
-    spy = ("import sys\ndef ridge_primal(X, y, gamma):\n"
-           f"    return [name in sys.modules for name in {list(sandbox.PRELOADED)!r}]")
-    (answer,) = sandbox.run_sandboxed(_request(spy, cases=[{"public": 0}]), 20)
-    assert plain.loads(answer["value"]) == [True] * len(sandbox.PRELOADED)
+def test_the_child_finds_the_set_up_cells_imports_made_by_its_server():
+    """pyplot's import cost each child 0.45 CPU-s (a font list in its fresh MPLCONFIGDIR): the server makes it once,
+    when the definitions import it, and only then."""
+    spy = ["import sys", f"BEFORE = [name in sys.modules for name in {list(sandbox.PRELOADED)!r}]"]
+    spy_last = ["def ridge_primal(X, y, gamma):\n    return BEFORE"]
+    imports = ["import matplotlib.pyplot as plt", "from kgslab import check, data, widgets"]
+    found = {}
+    for name, definitions in (("with", spy + imports + spy_last), ("without", spy + spy_last)):
+        request = dict(_request(""), definitions=definitions, cases=[{"public": 0}])
+        (answer,) = sandbox.run_sandboxed(request, 20)
+        found[name] = plain.loads(answer["value"])
+    assert found == {"with": [True, True], "without": [False, False]}
     assert "matplotlib.pyplot" in sandbox.PRELOADED
+
+
+def test_only_listed_modules_that_the_definitions_import_are_preloaded():
+    assert sandbox.preloads(["import matplotlib.pyplot as plt", "from kgslab.widgets import zero_lines"]) \
+        == ["matplotlib.pyplot", "kgslab.widgets"]
+    assert sandbox.preloads(["from matplotlib import pyplot", "import os, kgslab.widgets"]) \
+        == ["matplotlib.pyplot", "kgslab.widgets"]
+    assert sandbox.preloads(["import matplotlib", "from . import widgets", "import numpy as np",
+                             "def f(:", "x = 'import matplotlib.pyplot'"]) == []
+    assert sandbox.preloads(["def f():\n    import matplotlib.pyplot"]) == ["matplotlib.pyplot"]
 
 
 def test_the_child_is_stopped_at_the_limit_even_under_a_bare_except():

@@ -35,14 +35,16 @@ interpreter would) and then runs exactly what the fresh child ran.  The server
 never runs student code; a child that kills it only makes the parent start
 another.  Outside a session, `run_sandboxed` opens one for its single request.
 
-The server also imports what every notebook's set-up cell imports besides the
-kit (`PRELOADED`): a student's definitions include that cell, and pyplot's
+The server also imports the modules of `PRELOADED` that the first request's
+definitions import (every notebook's set-up cell imports pyplot): pyplot's
 import (its font list built in the child's fresh MPLCONFIGDIR) cost each child
-0.45 of its 0.48 CPU-s on notebook 01.
+0.45 of its 0.48 CPU-s on notebook 01.  Only names from that list: the
+student's text chooses among them, it never names what the server imports.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import json
@@ -67,7 +69,24 @@ MEMORY_LIMIT = 3 * 2 ** 30
 """Bytes of address space the child may use (numpy and the kit need about 1 GB of it)."""
 
 PRELOADED = ("matplotlib.pyplot", "kgslab.widgets")
-"""Modules the fork server imports after the kit, before any student code: the set-up cells' other imports."""
+"""Modules the fork server may import after the kit, before any student code: the set-up cells' other imports."""
+
+
+def preloads(definitions) -> list[str]:
+    """The modules of PRELOADED that these definitions import (by name; a definition that does not parse: none)."""
+    imported = set()
+    for source in definitions:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module)
+                imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return [module for module in PRELOADED if module in imported]
 
 
 def _request_cases(exercise, specs):
@@ -177,14 +196,15 @@ def _receive(channel: socket.socket, *, with_fds: bool = False):
     return (message, fds) if with_fds else message
 
 
-def _serve(fd: int) -> None:
+def _serve(fd: int, preload=()) -> None:
     """The fork server: import the kit once, then fork one child per order until the parent closes the channel."""
     channel = socket.socket(fileno=fd)
     from kgslab import check                      # numpy, scipy, scikit-learn, the kit, every exercise's guards
 
     check.exercises()
-    for module in PRELOADED:                      # third-party and kit modules only: no student code exists yet
-        importlib.import_module(module)
+    for module in preload:                        # third-party and kit modules only: no student code exists yet
+        if module in PRELOADED:
+            importlib.import_module(module)
     _send(channel, {"kind": "serving"})
     while True:
         order, fds = _receive(channel, with_fds=True)
@@ -230,11 +250,12 @@ class _ForkServer:
     def __init__(self) -> None:
         self.process = None
 
-    def _start(self) -> None:
+    def _start(self, preload) -> None:
         self.home = tempfile.mkdtemp(prefix="kgslab-grading-")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-m", "kgslab.check.sandbox", "--serve", str(theirs.fileno())], cwd=self.home,
+            [sys.executable, "-I", "-m", "kgslab.check.sandbox", "--serve", str(theirs.fileno()), *preload],
+            cwd=self.home,
             env=_environment(self.home), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), preexec_fn=os.setsid, close_fds=True)
         theirs.close()
@@ -257,14 +278,17 @@ class _ForkServer:
         except (OSError, ValueError):
             return None
 
-    def fork(self, home: str, request_fd: int, answers_fd: int) -> int:
-        """The pid of a new child reading `request_fd` and writing `answers_fd` (a new server if a child killed it)."""
+    def fork(self, home: str, request_fd: int, answers_fd: int, preload=()) -> int:
+        """The pid of a new child reading `request_fd` and writing `answers_fd` (a new server if a child killed it).
+
+        preload: what a server started for this request imports (`preloads`); a running server keeps its own.
+        """
         if self.process is None:
-            self._start()
+            self._start(preload)
         reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
         if reply is None:
             self.close()
-            self._start()
+            self._start(preload)
             reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
         if reply is None:
             raise RuntimeError("kgslab's grading fork server stopped answering")
@@ -328,7 +352,7 @@ def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
     request_read, request_write = os.pipe()
     answers_read, answers_write = os.pipe()
     try:
-        pid = _servers[-1].fork(home, request_read, answers_write)
+        pid = _servers[-1].fork(home, request_read, answers_write, preloads(request["definitions"]))
     finally:
         os.close(request_read)
         os.close(answers_write)
@@ -346,6 +370,6 @@ def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
-        _serve(int(sys.argv[2]))
+        _serve(int(sys.argv[2]), sys.argv[3:])
     else:
         _child_main()
