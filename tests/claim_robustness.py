@@ -23,6 +23,7 @@ import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -100,6 +101,18 @@ def has_seeds(path: Path) -> bool:
     """Whether the notebook draws anything at random (a literal default_rng seed in a code cell)."""
     return any(cell.cell_type == "code" and SEED.search(cell.source)
                for cell in nbformat.read(path, as_version=4).cells)
+
+
+def stored_seconds(path: Path) -> float:
+    """The seconds the stored run's cells took (nbclient's execution timestamps in each cell's metadata; 0 if none)."""
+    total = 0.0
+    for cell in nbformat.read(path, as_version=4).cells:
+        timing = cell.get("metadata", {}).get("execution", {})
+        if "iopub.execute_input" in timing and "shell.execute_reply" in timing:
+            started, ended = (datetime.fromisoformat(timing[key].replace("Z", "+00:00"))
+                              for key in ("iopub.execute_input", "shell.execute_reply"))
+            total += (ended - started).total_seconds()
+    return total
 
 
 def stored_verdicts(path: Path) -> list[Verdict]:
