@@ -119,7 +119,7 @@ class GradeOutsideKernel(NbGraderPreprocessor):
         functions = submission.exercise_functions(sources)
         known = check.exercises()
         verdicts = resources.setdefault("kgslab", {}).setdefault("verdicts", {})
-        with sandbox.session():                   # one fork server for this submission: the kit imported once
+        with sandbox.session():                   # one fork server for this submission (a fork of the zygote)
             self._grade_cells(nb, functions, known, verdicts, info)
         return nb, resources
 

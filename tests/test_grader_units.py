@@ -59,29 +59,13 @@ def test_the_child_has_a_scrubbed_environment_in_an_empty_folder(monkeypatch, tm
     assert folder != os.getcwd() and listing == [] and not os.path.exists(folder)
 
 
-def test_the_child_finds_the_set_up_cells_imports_made_by_its_server():
-    """pyplot's import cost each child 0.45 CPU-s (a font list in its fresh MPLCONFIGDIR): the server makes it once,
-    when the definitions import it, and only then."""
-    spy = ["import sys", f"BEFORE = [name in sys.modules for name in {list(sandbox.PRELOADED)!r}]"]
-    spy_last = ["def ridge_primal(X, y, gamma):\n    return BEFORE"]
-    imports = ["import matplotlib.pyplot as plt", "from kgslab import check, data, widgets"]
-    found = {}
-    for name, definitions in (("with", spy + imports + spy_last), ("without", spy + spy_last)):
-        request = dict(_request(""), definitions=definitions, cases=[{"public": 0}])
-        (answer,) = sandbox.run_sandboxed(request, 20)
-        found[name] = plain.loads(answer["value"])
-    assert found == {"with": [True, True], "without": [False, False]}
+def test_the_child_finds_the_set_up_cells_imports_already_made():
+    """pyplot's import cost each child 0.45 CPU-s (a font list in its fresh MPLCONFIGDIR): the zygote makes it once."""
+    spy = ("import sys\ndef ridge_primal(X, y, gamma):\n"
+           f"    return [name in sys.modules for name in {list(sandbox.PRELOADED)!r}]")
+    (answer,) = sandbox.run_sandboxed(_request(spy, cases=[{"public": 0}]), 20)
+    assert plain.loads(answer["value"]) == [True] * len(sandbox.PRELOADED)
     assert "matplotlib.pyplot" in sandbox.PRELOADED
-
-
-def test_only_listed_modules_that_the_definitions_import_are_preloaded():
-    assert sandbox.preloads(["import matplotlib.pyplot as plt", "from kgslab.widgets import zero_lines"]) \
-        == ["matplotlib.pyplot", "kgslab.widgets"]
-    assert sandbox.preloads(["from matplotlib import pyplot", "import os, kgslab.widgets"]) \
-        == ["matplotlib.pyplot", "kgslab.widgets"]
-    assert sandbox.preloads(["import matplotlib", "from . import widgets", "import numpy as np",
-                             "def f(:", "x = 'import matplotlib.pyplot'"]) == []
-    assert sandbox.preloads(["def f():\n    import matplotlib.pyplot"]) == ["matplotlib.pyplot"]
 
 
 def test_the_child_is_stopped_at_the_limit_even_under_a_bare_except():
@@ -123,6 +107,40 @@ def test_a_child_that_kills_its_server_costs_only_its_own_request():
     assert [o["kind"] for o in after] == ["returned"] * 3
 
 
+def _parent_of(pid):
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+
+
+def test_each_session_gets_its_own_server_forked_from_one_zygote():
+    servers = []
+    for _ in range(2):
+        with sandbox.session():
+            assert [o["kind"] for o in sandbox.run_sandboxed(_request(SOLVED), 20)] == ["returned"] * 3
+            servers.append(sandbox._servers[-1].pid)
+            parents = _parent_of(servers[-1])
+        assert parents == sandbox._ZYGOTE.process.pid != os.getpid()
+    assert servers[0] != servers[1] and not any(_running(pid) for pid in servers)
+
+
+def test_a_child_that_kills_the_zygote_costs_no_later_session_anything():
+    killer = ("import os, signal\ndef ridge_primal(X, y, gamma):\n"
+              "    server = os.getppid()\n"
+              "    zygote = int(open(f'/proc/{server}/stat').read().rsplit(')', 1)[1].split()[1])\n"
+              "    os.kill(zygote, signal.SIGKILL)\n    return X[0]")
+    patcher = ("import numpy, kgslab.regression\ndef ridge_primal(X, y, gamma):\n"
+               "    numpy.linalg.solve = lambda *a, **k: 0\n    kgslab.regression.ridge = lambda *a, **k: 0\n"
+               "    return numpy.zeros(X.shape[1])")
+    alone = sandbox.run_sandboxed(_request(SOLVED), 20)
+    with sandbox.session():
+        sandbox.run_sandboxed(_request(patcher), 20)
+        first = sandbox._ZYGOTE.process.pid
+        sandbox.run_sandboxed(_request(killer), 20)
+        assert sandbox.run_sandboxed(_request(SOLVED), 20) == alone    # this session's server lives on
+    with sandbox.session():
+        after = sandbox.run_sandboxed(_request(SOLVED), 20)
+    assert after == alone and sandbox._ZYGOTE.process.pid != first
+
+
 def test_children_of_one_server_draw_fresh_seeds_and_leave_nothing_behind():
     drawer = ("import numpy as np, os, random\ndef ridge_primal(X, y, gamma):\n"
               "    return [np.random.rand(), random.random(), os.getpid(), os.getcwd()]")
@@ -131,7 +149,7 @@ def test_children_of_one_server_draw_fresh_seeds_and_leave_nothing_behind():
                  for _ in range(3)]
         looping = sandbox.run_sandboxed(_request("def ridge_primal(X, y, gamma):\n    while True:\n        pass"), 1)
         assert looping == [{"kind": "timeout"}]
-        server, server_home = sandbox._servers[-1].process.pid, sandbox._servers[-1].home
+        server, server_home = sandbox._servers[-1].pid, sandbox._servers[-1].home
     assert len({draw[0] for draw in draws}) == 3 and len({draw[1] for draw in draws}) == 3
     folders = [server_home] + [draw[3] for draw in draws]
     assert len(set(folders)) == 4 and not any(os.path.exists(folder) for folder in folders)   # each its own, gone

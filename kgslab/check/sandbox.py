@@ -23,28 +23,31 @@ process (only the seed derived from it for this student and exercise, under
 which hidden cases run: `kgslab.check.hidden`).
 
 One import, a fork per exercise.  Starting Python and importing numpy, scipy,
-scikit-learn and the kit costs about 1.4 CPU-s, more than most exercises'
+scikit-learn and the kit costs about 1.5 CPU-s, more than most exercises'
 cases.  So the parent starts one *fork server* per `session()` (the grader
-opens one per submission): a fresh ``python -I -m kgslab.check.sandbox
---serve`` with the scrubbed environment, which imports the kit once, before
-any student code exists, and then only forks.  Each request gets its own fork
-of that clean process (copy-on-write: nothing one child does reaches the
-server or a later child), which starts its own session, takes the limits,
-moves into its own empty temporary folder, draws fresh random seeds (a fresh
-interpreter would) and then runs exactly what the fresh child ran.  The server
-never runs student code; a child that kills it only makes the parent start
-another.  Outside a session, `run_sandboxed` opens one for its single request.
+opens one per submission), which never runs student code and only forks.  Each
+request gets its own fork of that clean process (copy-on-write: nothing one
+child does reaches the server or a later child), which starts its own session,
+takes the limits, moves into its own empty temporary folder, draws fresh random
+seeds (a fresh interpreter would) and then runs exactly what the fresh child
+ran.  A child that kills its server only makes the parent start another.
+Outside a session, `run_sandboxed` opens one for its single request.
 
-The server also imports the modules of `PRELOADED` that the first request's
-definitions import (every notebook's set-up cell imports pyplot): pyplot's
-import (its font list built in the child's fresh MPLCONFIGDIR) cost each child
-0.45 of its 0.48 CPU-s on notebook 01.  Only names from that list: the
-student's text chooses among them, it never names what the server imports.
+One import per grading process, too.  The servers themselves are forks of a
+*zygote*: a fresh ``python -I -m kgslab.check.sandbox --zygote`` with the
+scrubbed environment, started by the parent (nbgrader's process) at its first
+server and kept while the parent lives.  It imports the kit and `PRELOADED`
+(what every notebook's set-up cell imports: pyplot's import, its font list
+built in a fresh MPLCONFIGDIR, cost each child 0.45 of its 0.48 CPU-s), then
+only forks servers.  Nothing ever runs in it but that, so each server starts
+from the state a fresh import gives, as it did when each was a new Python
+process (1.5 CPU-s each, one per submission: now a fork).  A zygote that has
+gone (a child killed it) is started again.
 """
 
 from __future__ import annotations
 
-import ast
+import atexit
 import contextlib
 import importlib
 import json
@@ -57,6 +60,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 from .forked import read_answers
 
@@ -69,24 +73,7 @@ MEMORY_LIMIT = 3 * 2 ** 30
 """Bytes of address space the child may use (numpy and the kit need about 1 GB of it)."""
 
 PRELOADED = ("matplotlib.pyplot", "kgslab.widgets")
-"""Modules the fork server may import after the kit, before any student code: the set-up cells' other imports."""
-
-
-def preloads(definitions) -> list[str]:
-    """The modules of PRELOADED that these definitions import (by name; a definition that does not parse: none)."""
-    imported = set()
-    for source in definitions:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                imported.add(node.module)
-                imported.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return [module for module in PRELOADED if module in imported]
+"""Modules the zygote imports after the kit, before any student code exists: the set-up cells' other imports."""
 
 
 def _request_cases(exercise, specs):
@@ -196,15 +183,56 @@ def _receive(channel: socket.socket, *, with_fds: bool = False):
     return (message, fds) if with_fds else message
 
 
-def _serve(fd: int, preload=()) -> None:
-    """The fork server: import the kit once, then fork one child per order until the parent closes the channel."""
+def _zygote(fd: int) -> None:
+    """The zygote: import the kit once, then fork one fork server per order until the parent closes the channel."""
     channel = socket.socket(fileno=fd)
     from kgslab import check                      # numpy, scipy, scikit-learn, the kit, every exercise's guards
 
     check.exercises()
-    for module in preload:                        # third-party and kit modules only: no student code exists yet
-        if module in PRELOADED:
-            importlib.import_module(module)
+    for module in PRELOADED:                      # third-party and kit modules only: no student code exists yet
+        importlib.import_module(module)
+    signal.signal(signal.SIGCHLD, _collect_servers)
+    _send(channel, {"kind": "ready"})
+    while True:
+        order, fds = _receive(channel, with_fds=True)
+        if order is None:
+            os._exit(0)
+        _fork_for(channel, order, fds, _forked_server, "spawned")
+
+
+def _fork_for(channel: socket.socket, order: dict, fds: list, become, replied: str) -> None:
+    """Fork; the fork leaves the channel and becomes become(order's home, *fds); the parent replies with its pid."""
+    pid = os.fork()
+    if pid == 0:
+        channel.close()
+        become(order["home"], *fds)
+    for descriptor in fds:
+        os.close(descriptor)
+    _send(channel, {"kind": replied, "pid": pid})
+
+
+def _collect_servers(signum, frame) -> None:
+    """The zygote collects each server as it ends (waited for, so that its CPU time counts as the parent's)."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+
+
+def _forked_server(home: str, fd: int) -> None:
+    """In a fork of the zygote: become what a fresh server was (own session, folder, environment), then serve."""
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)   # this server collects its own children (the reap order)
+        os.setsid()
+        os.chdir(home)
+        os.environ.update(_environment(home))
+        tempfile.tempdir = None
+        _serve(socket.socket(fileno=fd))
+    finally:
+        os._exit(0)
+
+
+def _serve(channel: socket.socket) -> None:
+    """The fork server: fork one child per order until the parent closes the channel."""
     _send(channel, {"kind": "serving"})
     while True:
         order, fds = _receive(channel, with_fds=True)
@@ -215,13 +243,7 @@ def _serve(fd: int, preload=()) -> None:
                 os.waitpid(order["pid"], 0)
             _send(channel, {"kind": "reaped"})
             continue
-        pid = os.fork()
-        if pid == 0:
-            channel.close()
-            _forked_child(order["home"], *fds)
-        for descriptor in fds:
-            os.close(descriptor)
-        _send(channel, {"kind": "forked", "pid": pid})
+        _fork_for(channel, order, fds, _forked_child, "forked")
 
 
 def _forked_child(home: str, request_fd: int, answers_fd: int) -> None:
@@ -244,64 +266,58 @@ def _forked_child(home: str, request_fd: int, answers_fd: int) -> None:
         os._exit(0)
 
 
-class _ForkServer:
-    """The parent's handle on one fork server: started at its first order, a child per request, then stopped."""
+def _could_not_start() -> RuntimeError:
+    return RuntimeError("kgslab's grading child could not import the kit: try "
+                        f"`{sys.executable} -I -c 'import kgslab.check'` in this environment")
+
+
+class _Zygote:
+    """The parent's handle on its zygote: started at the first server asked for, kept while this process lives."""
 
     def __init__(self) -> None:
         self.process = None
+        self.owner = None
 
-    def _start(self, preload) -> None:
+    def _start(self) -> None:
         self.home = tempfile.mkdtemp(prefix="kgslab-grading-")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-m", "kgslab.check.sandbox", "--serve", str(theirs.fileno()), *preload],
-            cwd=self.home,
+            [sys.executable, "-I", "-m", "kgslab.check.sandbox", "--zygote", str(theirs.fileno())], cwd=self.home,
             env=_environment(self.home), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), preexec_fn=os.setsid, close_fds=True)
+            stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), start_new_session=True, close_fds=True)
+        self.owner = os.getpid()
         theirs.close()
         self.channel = ours
         self.channel.settimeout(STARTUP_LIMIT)
         try:
-            started = _receive(self.channel)
+            ready = _receive(self.channel)
         except (OSError, ValueError):
-            started = None
-        if started != {"kind": "serving"}:
+            ready = None
+        if ready != {"kind": "ready"}:
             self.close()
-            raise RuntimeError("kgslab's grading child could not import the kit: try "
-                               f"`{sys.executable} -I -c 'import kgslab.check'` in this environment")
+            raise _could_not_start()
 
-    def _order(self, message: dict, fds=()):
-        """The server's reply to one message; None when it has gone."""
-        try:
-            _send(self.channel, message, fds)
-            return _receive(self.channel)
-        except (OSError, ValueError):
-            return None
-
-    def fork(self, home: str, request_fd: int, answers_fd: int, preload=()) -> int:
-        """The pid of a new child reading `request_fd` and writing `answers_fd` (a new server if a child killed it).
-
-        preload: what a server started for this request imports (`preloads`); a running server keeps its own.
-        """
-        if self.process is None:
-            self._start(preload)
-        reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
-        if reply is None:
+    def spawn(self, home: str, channel_fd: int) -> int:
+        """The pid of a new fork server in `home`, talking on `channel_fd` (a new zygote if this one has gone)."""
+        if self.owner != os.getpid():            # a fork of the parent: the zygote is its parent's, not its own
+            self.process = None
+        for attempt in range(2):
+            if self.process is None:
+                self._start()
+            try:
+                _send(self.channel, {"kind": "spawn", "home": home}, (channel_fd,))
+                reply = _receive(self.channel)
+            except (OSError, ValueError):
+                reply = None
+            if reply is not None:
+                return reply["pid"]
             self.close()
-            self._start(preload)
-            reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
-        if reply is None:
-            raise RuntimeError("kgslab's grading fork server stopped answering")
-        return reply["pid"]
-
-    def reap(self, pid: int) -> None:
-        if self.process is not None:
-            self._order({"kind": "reap", "pid": pid})
+        raise _could_not_start()
 
     def close(self) -> None:
-        if self.process is None:
+        if self.process is None or self.owner != os.getpid():
             return
-        self.channel.close()                     # the server reads the end of its channel and leaves
+        self.channel.close()                     # the zygote reads the end of its channel and leaves
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -312,12 +328,94 @@ class _ForkServer:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+_ZYGOTE = _Zygote()
+atexit.register(_ZYGOTE.close)
+
+
+def _wait_gone(pid: int, seconds: float) -> bool:
+    """Whether process `pid` (not ours to wait for: the zygote's child) has gone within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            os.kill(pid, 0)                      # no signal: only whether it exists (the zygote collects it)
+        except ProcessLookupError:
+            return True
+        except PermissionError:                  # the number went to another user's process: ours has gone
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+
+
+class _ForkServer:
+    """The parent's handle on one fork server: started at its first order, a child per request, then stopped."""
+
+    def __init__(self) -> None:
+        self.pid = None
+
+    def _start(self) -> None:
+        self.home = tempfile.mkdtemp(prefix="kgslab-grading-")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.pid = _ZYGOTE.spawn(self.home, theirs.fileno())
+        except RuntimeError:
+            shutil.rmtree(self.home, ignore_errors=True)
+            raise
+        finally:
+            theirs.close()
+        self.channel = ours
+        self.channel.settimeout(STARTUP_LIMIT)
+        try:
+            started = _receive(self.channel)
+        except (OSError, ValueError):
+            started = None
+        if started != {"kind": "serving"}:
+            self.close()
+            raise _could_not_start()
+
+    def _order(self, message: dict, fds=()):
+        """The server's reply to one message; None when it has gone."""
+        try:
+            _send(self.channel, message, fds)
+            return _receive(self.channel)
+        except (OSError, ValueError):
+            return None
+
+    def fork(self, home: str, request_fd: int, answers_fd: int) -> int:
+        """The pid of a new child reading `request_fd` and writing `answers_fd` (a new server if a child killed it)."""
+        if self.pid is None:
+            self._start()
+        reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
+        if reply is None:
+            self.close()
+            self._start()
+            reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
+        if reply is None:
+            raise RuntimeError("kgslab's grading fork server stopped answering")
+        return reply["pid"]
+
+    def reap(self, pid: int) -> None:
+        if self.pid is not None:
+            self._order({"kind": "reap", "pid": pid})
+
+    def close(self) -> None:
+        if self.pid is None:
+            return
+        self.channel.close()                     # the server reads the end of its channel and leaves
+        if not _wait_gone(self.pid, 5):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+            _wait_gone(self.pid, 5)
+        self.pid = None
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
 _servers: list[_ForkServer] = []
 
 
 @contextlib.contextmanager
 def session():
-    """One fork server for the requests made inside: the kit is imported once, each request still gets a clean child.
+    """One fork server for the requests made inside (a fork of the zygote), each request still gets a clean child.
 
     The grader opens one per submission, so nothing of one student's run can touch another's.
     """
@@ -352,7 +450,7 @@ def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
     request_read, request_write = os.pipe()
     answers_read, answers_write = os.pipe()
     try:
-        pid = _servers[-1].fork(home, request_read, answers_write, preloads(request["definitions"]))
+        pid = _servers[-1].fork(home, request_read, answers_write)
     finally:
         os.close(request_read)
         os.close(answers_write)
@@ -369,7 +467,7 @@ def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--serve"]:
-        _serve(int(sys.argv[2]), sys.argv[3:])
+    if sys.argv[1:2] == ["--zygote"]:
+        _zygote(int(sys.argv[2]))
     else:
         _child_main()
