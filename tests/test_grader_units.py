@@ -116,7 +116,7 @@ def test_each_session_gets_its_own_server_forked_from_one_zygote():
     for _ in range(2):
         with sandbox.session():
             assert [o["kind"] for o in sandbox.run_sandboxed(_request(SOLVED), 20)] == ["returned"] * 3
-            servers.append(sandbox._servers[-1].pid)
+            servers.append(sandbox._SESSIONS.servers[-1].pid)
             parents = _parent_of(servers[-1])
         assert parents == sandbox._ZYGOTE.process.pid != os.getpid()
     assert servers[0] != servers[1] and not any(_running(pid) for pid in servers)
@@ -141,6 +141,23 @@ def test_a_child_that_kills_the_zygote_costs_no_later_session_anything():
     assert after == alone and sandbox._ZYGOTE.process.pid != first
 
 
+def test_sessions_in_threads_each_use_their_own_server():
+    """A Dask worker may grade a submission in each of its threads: each thread's session, its own server."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    alone = sandbox.run_sandboxed(_request(SOLVED), 20)
+
+    def grade_twice(_):
+        with sandbox.session():
+            answers = [sandbox.run_sandboxed(_request(SOLVED), 20) for _ in range(2)]
+            return answers, sandbox._SESSIONS.servers[-1].pid
+
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(grade_twice, range(3)))
+    assert all(answers == [alone, alone] for answers, _ in results)
+    assert len({server for _, server in results}) == 3
+
+
 def test_children_of_one_server_draw_fresh_seeds_and_leave_nothing_behind():
     drawer = ("import numpy as np, os, random\ndef ridge_primal(X, y, gamma):\n"
               "    return [np.random.rand(), random.random(), os.getpid(), os.getcwd()]")
@@ -149,7 +166,7 @@ def test_children_of_one_server_draw_fresh_seeds_and_leave_nothing_behind():
                  for _ in range(3)]
         looping = sandbox.run_sandboxed(_request("def ridge_primal(X, y, gamma):\n    while True:\n        pass"), 1)
         assert looping == [{"kind": "timeout"}]
-        server, server_home = sandbox._servers[-1].pid, sandbox._servers[-1].home
+        server, server_home = sandbox._SESSIONS.servers[-1].pid, sandbox._SESSIONS.servers[-1].home
     assert len({draw[0] for draw in draws}) == 3 and len({draw[1] for draw in draws}) == 3
     folders = [server_home] + [draw[3] for draw in draws]
     assert len(set(folders)) == 4 and not any(os.path.exists(folder) for folder in folders)   # each its own, gone

@@ -60,6 +60,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from .forked import read_answers
@@ -277,6 +278,7 @@ class _Zygote:
     def __init__(self) -> None:
         self.process = None
         self.owner = None
+        self.lock = threading.Lock()             # one order at a time on the channel, whichever thread sends it
 
     def _start(self) -> None:
         self.home = tempfile.mkdtemp(prefix="kgslab-grading-")
@@ -299,6 +301,10 @@ class _Zygote:
 
     def spawn(self, home: str, channel_fd: int) -> int:
         """The pid of a new fork server in `home`, talking on `channel_fd` (a new zygote if this one has gone)."""
+        with self.lock:
+            return self._spawn(home, channel_fd)
+
+    def _spawn(self, home: str, channel_fd: int) -> int:
         if self.owner != os.getpid():            # a fork of the parent: the zygote is its parent's, not its own
             self.process = None
         for attempt in range(2):
@@ -410,7 +416,14 @@ class _ForkServer:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
-_servers: list[_ForkServer] = []
+class _Sessions(threading.local):
+    """Each thread's open sessions, innermost last (a Dask worker may grade a submission in each of its threads)."""
+
+    def __init__(self) -> None:
+        self.servers: list[_ForkServer] = []
+
+
+_SESSIONS = _Sessions()
 
 
 @contextlib.contextmanager
@@ -420,11 +433,11 @@ def session():
     The grader opens one per submission, so nothing of one student's run can touch another's.
     """
     server = _ForkServer()
-    _servers.append(server)
+    _SESSIONS.servers.append(server)
     try:
         yield
     finally:
-        _servers.remove(server)
+        _SESSIONS.servers.remove(server)
         server.close()
 
 
@@ -443,14 +456,14 @@ def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
     when the child ended without answering.  The child is a fork of the current
     `session()`'s server (outside a session: of a server started for this request).
     """
-    if not _servers:
+    if not _SESSIONS.servers:
         with session():
             return run_sandboxed(request, time_limit)
     home = tempfile.mkdtemp(prefix="kgslab-grading-")
     request_read, request_write = os.pipe()
     answers_read, answers_write = os.pipe()
     try:
-        pid = _servers[-1].fork(home, request_read, answers_write)
+        pid = _SESSIONS.servers[-1].fork(home, request_read, answers_write)
     finally:
         os.close(request_read)
         os.close(answers_write)
@@ -460,7 +473,7 @@ def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
         answers = read_answers(answers_read, len(request["cases"]), STARTUP_LIMIT, then=time_limit)
     finally:
         _kill(pid)
-        _servers[-1].reap(pid)
+        _SESSIONS.servers[-1].reap(pid)
         os.close(answers_read)
         shutil.rmtree(home, ignore_errors=True)
     return answers
