@@ -326,3 +326,14 @@ def test_kit_objects_cross_to_the_child_only():
     forged = text.replace("kgslab.check.nb06_bag_of_words:_FixedRule", "os:system")
     with pytest.raises(ValueError, match="not a kit object"):
         plain.loads(forged, kit_objects=True)
+
+
+def test_a_child_whose_server_ends_ends_with_it():
+    """A grading process killed mid-request closes its server, and the child must not spin on alone."""
+    import time
+
+    spinner = ("import os, signal\ndef ridge_primal(X, y, gamma):\n"
+               "    os.kill(os.getppid(), signal.SIGKILL)\n    while True:\n        pass")
+    started = time.monotonic()
+    answers = sandbox.run_sandboxed(_request(spinner), 30)
+    assert answers == [{"kind": "crashed"}] and time.monotonic() - started < 10, answers

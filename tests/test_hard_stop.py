@@ -87,3 +87,44 @@ def test_an_honest_check_stays_fast(monkeypatch):
         _verdict(ridge_primal, monkeypatch, limit=5.0)
         spent.append(cpu_seconds() - started)
     assert min(spent) < 0.5, f"a check of three small cases took {min(spent):.3f} CPU seconds"
+
+
+def _alive(pid):
+    """Whether process `pid` is still running (gone, or a zombie nobody collected, counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc (Linux)")
+def test_a_child_whose_kernel_is_killed_ends_with_it(tmp_path):
+    """A kernel killed mid-check (shut down, or a grading run stopped with kill) left its child spinning alone."""
+    import signal
+    import subprocess
+    import sys
+
+    record = tmp_path / "child.pid"
+    script = ("import os, sys\nfrom kgslab.check import forked\n"
+              "def spin(index):\n"
+              "    open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+              "    while True:\n        pass\n"
+              "forked.run_forked(spin, 1, 600)\n")
+    kernel = subprocess.Popen([sys.executable, "-c", script, str(record)])
+    try:
+        deadline = time.monotonic() + 60
+        while not (record.exists() and record.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(record.read_text())
+        assert _alive(child)
+    finally:
+        kernel.send_signal(signal.SIGKILL)
+        kernel.wait()
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ended = not _alive(child)
+    if not ended:
+        os.kill(child, signal.SIGKILL)
+    assert ended, "the child spun on after its kernel was killed"

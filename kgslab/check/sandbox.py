@@ -63,7 +63,7 @@ import tempfile
 import threading
 import time
 
-from .forked import read_answers
+from .forked import die_with_parent, read_answers
 
 __all__ = ["run_sandboxed", "session"]
 
@@ -202,11 +202,15 @@ def _zygote(fd: int) -> None:
 
 
 def _fork_for(channel: socket.socket, order: dict, fds: list, become, replied: str) -> None:
-    """Fork; the fork leaves the channel and becomes become(order's home, *fds); the parent replies with its pid."""
+    """Fork; the fork leaves the channel and becomes become(order's home, *fds); the parent replies with its pid.
+
+    become is called with the forking process's pid first (a child may tie its life to it: `die_with_parent`).
+    """
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         channel.close()
-        become(order["home"], *fds)
+        become(parent, order["home"], *fds)
     for descriptor in fds:
         os.close(descriptor)
     _send(channel, {"kind": replied, "pid": pid})
@@ -219,8 +223,11 @@ def _collect_servers(signum, frame) -> None:
             pass
 
 
-def _forked_server(home: str, fd: int) -> None:
-    """In a fork of the zygote: become what a fresh server was (own session, folder, environment), then serve."""
+def _forked_server(zygote: int, home: str, fd: int) -> None:
+    """In a fork of the zygote: become what a fresh server was (own session, folder, environment), then serve.
+
+    It outlives the zygote (its session goes on); it ends when its parent closes the channel.
+    """
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)   # this server collects its own children (the reap order)
         os.setsid()
@@ -247,9 +254,14 @@ def _serve(channel: socket.socket) -> None:
         _fork_for(channel, order, fds, _forked_child, "forked")
 
 
-def _forked_child(home: str, request_fd: int, answers_fd: int) -> None:
-    """In a fork of the server: become what a fresh child was (own session, limits, folder, seeds), then run."""
+def _forked_child(server: int, home: str, request_fd: int, answers_fd: int) -> None:
+    """In a fork of the server: become what a fresh child was (own session, limits, folder, seeds), then run.
+
+    It ends with its server: a grading process killed mid-request closes the server's channel, and the child
+    must not run on.
+    """
     try:
+        die_with_parent(server)
         _limits()
         os.dup2(request_fd, 0)
         os.dup2(answers_fd, 1)
