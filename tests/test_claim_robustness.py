@@ -16,8 +16,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 import claim_robustness as robustness
 
 SHIFTS = (1, 2, 3, 4, 5)
-# The longest stored runs first: `make claims` hands the reruns to its two workers in this order, so the last ones
-# (when a core may wait for the other's) are the shortest.
+# The longest stored runs first: `make claims` hands the reruns to its workers in this order, so the last ones
+# (when a core may wait for the others) are the shortest.
 RANDOM = sorted((path for path in robustness.SOLUTIONS if robustness.has_seeds(path)),
                 key=robustness.stored_seconds, reverse=True)
 

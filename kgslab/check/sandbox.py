@@ -184,6 +184,24 @@ def _receive(channel: socket.socket, *, with_fds: bool = False):
     return (message, fds) if with_fds else message
 
 
+def _ask(channel: socket.socket, message: dict, fds=()):
+    """The other side's reply to one message; None when it has gone."""
+    try:
+        _send(channel, message, fds)
+        return _receive(channel)
+    except (OSError, ValueError):
+        return None
+
+
+def _greeted(channel: socket.socket, kind: str) -> bool:
+    """Whether a process just started says `kind` on `channel` within STARTUP_LIMIT (it has imported what it needs)."""
+    channel.settimeout(STARTUP_LIMIT)
+    try:
+        return _receive(channel) == {"kind": kind}
+    except (OSError, ValueError):
+        return False
+
+
 def _zygote(fd: int) -> None:
     """The zygote: import the kit once, then fork one fork server per order until the parent closes the channel."""
     channel = socket.socket(fileno=fd)
@@ -302,12 +320,7 @@ class _Zygote:
         self.owner = os.getpid()
         theirs.close()
         self.channel = ours
-        self.channel.settimeout(STARTUP_LIMIT)
-        try:
-            ready = _receive(self.channel)
-        except (OSError, ValueError):
-            ready = None
-        if ready != {"kind": "ready"}:
+        if not _greeted(self.channel, "ready"):
             self.close()
             raise _could_not_start()
 
@@ -322,11 +335,7 @@ class _Zygote:
         for attempt in range(2):
             if self.process is None:
                 self._start()
-            try:
-                _send(self.channel, {"kind": "spawn", "home": home}, (channel_fd,))
-                reply = _receive(self.channel)
-            except (OSError, ValueError):
-                reply = None
+            reply = _ask(self.channel, {"kind": "spawn", "home": home}, (channel_fd,))
             if reply is not None:
                 return reply["pid"]
             self.close()
@@ -382,39 +391,26 @@ class _ForkServer:
         finally:
             theirs.close()
         self.channel = ours
-        self.channel.settimeout(STARTUP_LIMIT)
-        try:
-            started = _receive(self.channel)
-        except (OSError, ValueError):
-            started = None
-        if started != {"kind": "serving"}:
+        if not _greeted(self.channel, "serving"):
             self.close()
             raise _could_not_start()
-
-    def _order(self, message: dict, fds=()):
-        """The server's reply to one message; None when it has gone."""
-        try:
-            _send(self.channel, message, fds)
-            return _receive(self.channel)
-        except (OSError, ValueError):
-            return None
 
     def fork(self, home: str, request_fd: int, answers_fd: int) -> int:
         """The pid of a new child reading `request_fd` and writing `answers_fd` (a new server if a child killed it)."""
         if self.pid is None:
             self._start()
-        reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
+        reply = _ask(self.channel, {"kind": "fork", "home": home}, (request_fd, answers_fd))
         if reply is None:
             self.close()
             self._start()
-            reply = self._order({"kind": "fork", "home": home}, (request_fd, answers_fd))
+            reply = _ask(self.channel, {"kind": "fork", "home": home}, (request_fd, answers_fd))
         if reply is None:
             raise RuntimeError("kgslab's grading fork server stopped answering")
         return reply["pid"]
 
     def reap(self, pid: int) -> None:
         if self.pid is not None:
-            self._order({"kind": "reap", "pid": pid})
+            _ask(self.channel, {"kind": "reap", "pid": pid})
 
     def close(self) -> None:
         if self.pid is None:
