@@ -24,44 +24,29 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._parameters import Interval, Options, validate_parameters
 from ._validation import as_gram, as_scalar, binary_classes, refuse_non_real
 from .kernels import kernel_matrix
 
 KERNELS = ("precomputed", "rbf", "linear")
 
-# scikit-learn's parameter constraints: `fit` checks them first (`_fit_context`), so a bad
-# parameter is an InvalidParameterError (a ValueError and a TypeError) naming it.
-# Stricter than scikit-learn's own Interval, as strict as kgslab._validation: True is not the number 1, and
-# inf or NaN is not a rate or a regulariser.  So `fit` can trust a checked parameter and validate nothing twice.
-
-
-class StrictInterval(Interval):
-    """scikit-learn's Interval without booleans and without infinite or NaN values."""
-
-    def is_satisfied_by(self, val):
-        if isinstance(val, (bool, np.bool_)):
-            return False
-        if isinstance(val, Real) and not np.isfinite(val):
-            return False
-        return super().is_satisfied_by(val)
-
-
-POSITIVE = StrictInterval(Real, 0, None, closed="neither")
-NON_NEGATIVE = StrictInterval(Real, 0, None, closed="left")
-COUNT = StrictInterval(Integral, 1, None, closed="left")
-RANDOM_STATE = ["random_state", np.random.Generator]
+# The parameter constraints the estimators declare (kgslab._parameters checks them when `fit` starts, so `fit`
+# can trust a checked parameter and validate nothing twice).
+POSITIVE = Interval(Real, 0, None, closed="neither")
+NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+COUNT = Interval(Integral, 1, None, closed="left")
+RANDOM_STATE = ["random_state"]
 # The samplers' run lengths: burn-in may be 0; n_samples / n_bounces an integer or "auto"; the target MC error
 # and the cap on an "auto" run as kgslab.stopping.check_targets accepts them.
-COUNT0 = StrictInterval(Integral, 0, None, closed="left")
-N_DRAWS = [COUNT, StrOptions({"auto"})]
-TARGET_ERROR = StrictInterval(Real, 1e-4, 0.5, closed="both")
+COUNT0 = Interval(Integral, 0, None, closed="left")
+N_DRAWS = [COUNT, Options({"auto"})]
+TARGET_ERROR = Interval(Real, 1e-4, 0.5, closed="both")
 # The shell's own two parameters; a subclass declares `_parameter_constraints = {**KERNEL_CONSTRAINTS, ...}`
 # (not on the base class: a subclass without constraints must not inherit an incomplete set).
-KERNEL_CONSTRAINTS = {"kernel": [StrOptions(set(KERNELS))], "L": [POSITIVE]}
+KERNEL_CONSTRAINTS = {"kernel": [Options(KERNELS)], "L": [POSITIVE]}
 
 # scikit-learn's estimator checks that cannot apply to a precomputed kernel, with the reason.
 PRECOMPUTED_EXPECTED_FAILURES = {
@@ -166,6 +151,14 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.classifier_tags.multi_class = False
         return tags
+
+    def _validate_params(self):
+        """scikit-learn's name for the parameter check: its own fit decorator calls it.
+
+        The kit's estimators decorate `fit` with kgslab._parameters.checks_parameters; an estimator whose `fit`
+        still carries scikit-learn's decorator gets the same check, against constraints written the kit's way.
+        """
+        validate_parameters(self)
 
     # ---- helpers for subclasses -------------------------------------------------
     def _check_kernel_params(self):

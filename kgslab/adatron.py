@@ -22,11 +22,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _adatron_loop
 from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE, KernelClassifier
+from ._parameters import checks_parameters
 from ._validation import as_bool, as_gram, as_pm1_labels, as_vector
 
 __all__ = ["dual_objective", "KernelAdatron"]
@@ -70,7 +70,7 @@ class KernelAdatron(KernelClassifier):
         self.kernel = kernel
         self.L = L
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @checks_parameters
     def fit(self, X, y):
         gram, y_pm1 = self._fit_inputs(X, y)
         C, eta, tol, max_iter = _adatron_loop.check_parameters(self.C, self.eta, self.tol, self.max_iter, gram.shape[0])

@@ -85,11 +85,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 from scipy.special import expit
-from sklearn.base import _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ._blas import blas_threads
 from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
+from ._parameters import checks_parameters
 from ._validation import (as_bool, as_float_array, as_generator, as_matrix, as_positive_int, as_scalar, as_vector,
                           binary_classes, check_random_state_kind)
 from .kernels import kernel_matrix
@@ -489,7 +489,7 @@ class _FisherDiscriminantBase(KernelClassifier):
     """Shared fit/predict for KFD and LabelNoiseKFD (subclasses set the EM settings)."""
 
     def _fisher_params(self):
-        """(mu, n_basis) as plain numbers: `_parameter_constraints` has checked them (fit's `_fit_context`)."""
+        """(mu, n_basis) as plain numbers: `_parameter_constraints` has checked them (fit's `checks_parameters`)."""
         return float(self.mu), None if self.n_basis is None else int(self.n_basis)
 
     def _basis_inputs(self, X, y, n_basis):
@@ -581,7 +581,7 @@ class KFD(_FisherDiscriminantBase):
         self.L = L
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @checks_parameters
     def fit(self, X, y):
         mu, n_basis = self._fisher_params()
         K_basis, self._y_index = self._basis_inputs(X, y, n_basis)
@@ -617,7 +617,7 @@ class LabelNoiseKFD(_FisherDiscriminantBase):
         self.L = L
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @checks_parameters
     def fit(self, X, y):
         mu, n_basis = self._fisher_params()
         max_iter, tol = int(self.max_iter), float(self.tol)   # checked by _parameter_constraints

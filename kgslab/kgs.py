@@ -57,8 +57,6 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from . import circle as _circle   # eq. 4's votes per draw, with notebook 08's exercise references: private
@@ -67,6 +65,7 @@ from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STAT
                          SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, ConvergenceReport, KernelClassifier,
                          LatestRun)
 from ._kgs_engine import Chains, check_steps, start_points, version_space_start
+from ._parameters import Interval, checks_parameters
 from ._validation import (
     as_cross_kernel,
     as_flip_rate,
@@ -262,7 +261,7 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
         self.max_samples = max_samples
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @checks_parameters
     def fit(self, X, y):
         # psd=False: gibbs_run checks definiteness itself, from the eigendecomposition it needs anyway
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)

@@ -49,10 +49,10 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator import COUNT, KERNEL_CONSTRAINTS, NON_NEGATIVE, RANDOM_STATE, KernelClassifier
+from ._parameters import checks_parameters
 from ._validation import (as_bool, as_generator, as_gram, as_matrix, as_pm1_labels, as_positive_int,
                           as_scalar, as_vector, check_random_state_kind, check_work_budget)
 from .versionspace import kernel_coordinates, max_margin
@@ -325,7 +325,7 @@ class KernelPerceptron(KernelClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @checks_parameters
     def fit(self, X, y):
         a = as_scalar(self.a, "a", low=0.0)
         max_epochs = as_positive_int(self.max_epochs, "max_epochs")

@@ -208,3 +208,102 @@ def test_an_import_against_the_direction_is_found():
     assert against_the_direction({"kgslab.text": {"kgslab.release"}})
     assert not against_the_direction({"kgslab.check.nb01_duality": {"kgslab.papers.coursework", "kgslab.regression"},
                                       "kgslab.widgets.billiard": {"kgslab.papers.bt1999"}})
+
+
+# ---- other packages' private names ------------------------------------------------------------------------
+# A name that starts with an underscore in another package (sklearn.utils._param_validation, sklearn.base's
+# _fit_context) is no interface: any release may move it, and then `import kgslab` fails for every student.
+# Two underscore names are the Python library's documented interface and are allowed.
+DOCUMENTED_UNDERSCORE_NAMES = {
+    "os._exit": "documented in the Python library reference (os: process management)",
+    "sys._getframe": "documented in the Python library reference (sys)",
+}
+# Imports of private names waiting for their module's owner (the list may only shrink; an entry that no longer
+# occurs must go): kgslab/billiard.py still decorates BayesianTransduction.fit with scikit-learn's _fit_context
+# and writes two constraints with scikit-learn's Interval and StrOptions; kgslab._parameters has all three.
+FOREIGN_NOT_YET = {
+    ("kgslab.billiard", "sklearn.base._fit_context"),
+    ("kgslab.billiard", "sklearn.utils._param_validation"),
+}
+
+
+def _private(dotted: str) -> bool:
+    return any(part.startswith("_") and not part.startswith("__") for part in dotted.split("."))
+
+
+def _dotted(node, foreign):
+    """'package.a.b' for an attribute chain `alias.a.b` on another package's module, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in foreign:
+        return None
+    return ".".join([foreign[node.id], *reversed(parts)])
+
+
+def foreign_private_names(modules=None):
+    """Every private name of another package a kit module imports or reads: (module, line, 'package.name')."""
+    found = []
+    for name, path in sorted((modules or MODULES).items()):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        foreign = {}   # local name -> the other package's dotted name it stands for
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] != "kgslab":
+                        if _private(alias.name):
+                            found.append((name, node.lineno, alias.name))
+                        foreign[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
+                            alias.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.split(".")[0] != "kgslab":
+                if _private(node.module):
+                    found.append((name, node.lineno, node.module))
+                    continue
+                for alias in node.names:
+                    if _private(alias.name):
+                        found.append((name, node.lineno, f"{node.module}.{alias.name}"))
+                    else:
+                        foreign[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr):
+                dotted = _dotted(node, foreign)
+                if dotted and dotted not in DOCUMENTED_UNDERSCORE_NAMES:
+                    found.append((name, node.lineno, dotted))
+    return sorted(set(found))
+
+
+def test_no_kit_module_uses_another_packages_private_name():
+    found = [(module, line, name) for module, line, name in foreign_private_names()
+             if (module, name) not in FOREIGN_NOT_YET]
+    assert not found, "private names of other packages (use a public interface, or the kit's own):\n" + "\n".join(
+        f"  {module}:{line} uses {name}" for module, line, name in found)
+    gone = FOREIGN_NOT_YET - {(module, name) for module, _, name in foreign_private_names()}
+    assert not gone, f"no longer used, delete from FOREIGN_NOT_YET: {sorted(gone)}"
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from sklearn.base import _fit_context\n", "sklearn.base._fit_context"),
+    ("from sklearn.utils._param_validation import Interval\n", "sklearn.utils._param_validation"),
+    ("import sklearn.utils._param_validation as pv\n", "sklearn.utils._param_validation"),
+    ("import sklearn.base\nsklearn.base._fit_context\n", "sklearn.base._fit_context"),
+    ("from sklearn import base\nbase._fit_context\n", "sklearn.base._fit_context"),
+    ("import nbgrader.preprocessors as p\np._load\n", "nbgrader.preprocessors._load"),
+])
+def test_a_private_name_of_another_package_is_found(tmp_path, source, expected):
+    fake = tmp_path / "fake.py"
+    fake.write_text(source)
+    assert [name for _, _, name in foreign_private_names({"kgslab.fake": fake})] == [expected]
+
+
+@pytest.mark.parametrize("source", [
+    "import os\nos._exit(0)\n",
+    "from sklearn.base import BaseEstimator\n",
+    "from ._estimator import KernelClassifier\n",     # the kit's own (private modules inside the kit are allowed)
+    "import numpy as np\nnp.random.default_rng(0)\n",
+    "x = {}\nx._private\n",                            # not a module
+])
+def test_public_names_and_the_kits_own_are_not_flagged(tmp_path, source):
+    fake = tmp_path / "fake.py"
+    fake.write_text(source)
+    assert foreign_private_names({"kgslab.fake": fake}) == []
