@@ -56,7 +56,6 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg.blas import daxpy, drot
 
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -88,27 +87,26 @@ class KernelBilliard:
         train = [[ alpha | y_i <w, phi(x_i)> ],        test = [[ <w, phi(x_j)> ],
                  [ beta  | y_i <v, phi(x_i)> ]]                [ <v, phi(x_j)> ]]
 
-    with ||w|| = ||v|| = 1 and <w, v> = 0.  A flight is a plane rotation of the two rows, done in place by a
-    BLAS `drot` on each block; a reflection at wall c changes beta_c and subtracts a multiple of row c of
-    y * K from the training slopes and of column c of K_test from the test slopes (a BLAS `daxpy` each).
-    Nothing recomputes K alpha.  The training block never sees the test points (not even through the
-    rounding of a vectorised BLAS loop, which depends on the length of the vector), so the trajectory is
-    bit for bit the same whichever test points ride along.
+    with ||w|| = ||v|| = 1 and <w, v> = 0.  A flight is a plane rotation of the two rows of each block; a
+    reflection at wall c changes beta_c and subtracts a multiple of row c of y * K from the training slopes and
+    of column c of K_test from the test slopes.  Nothing recomputes K alpha.  The training block never sees the
+    test points, so the trajectory is bit for bit the same whichever test points ride along.
 
     Test points are credited lazily: the label region of test point j only changes when the ball crosses its
     great sphere, which is seen as a sign change of <w, phi(x_j)> over a flight; only then is the exact
     crossing arc computed (from the closed form) and the time since its last crossing credited to V+ or V-.
 
-    `step` makes one bounce by these numpy and BLAS calls (the notebook draws its trajectory step by step);
-    `run` makes its bounces by compiled loops (`_bounces`, numba), the same arithmetic, and draws the refreshes
-    here: on a heart split 3.2 us a bounce against 6.7 (measured on one core, 162 walls, 108 test points).
+    One implementation flies the ball: the compiled loop `_bounces` (numba), which makes the bounces, and the
+    flight to the refresh clock when it rings first.  `step` calls it for one bounce (the notebook draws its
+    trajectory step by step), `run` for many at a time; both draw the refreshes here, between calls, so the
+    same seed gives the same trajectory whichever of the two flies it.  The paper's bounce as written, which
+    recomputes the projections, is `kgslab.billiard_reference.billiard_bounce`, the tests' reference.
 
     Use `billiard_probabilities` for the answer; this class is for looking inside (the notebook draws its
     trajectory, the tests compare its incremental projections with recomputed ones).
     """
 
     renormalise_every = 16   # rotations and reflections keep norms exactly; this only mops up rounding
-    few_flips = 8            # up to this many test points flipped in one flight are credited with plain floats
 
     def __init__(self, K, y, K_test=None, *, lam: float = 0.0, start=None, refresh_rate: float = 0.0,
                  random_state=None, span=None):
@@ -126,11 +124,8 @@ class KernelBilliard:
         # Row c: how a unit step along phi(x_c) changes the signed training projections / the test projections.
         self._train_rows = self.gram * self.y[None, :]
         self._test_rows = np.ascontiguousarray(self.cross.T)
-        # <v, phi_c> = y_c * slope_c, so the reflection's step is (2 y_c / K_cc) slope_c: an array for the compiled
-        # loop, and a list of floats for step(), because arithmetic on numpy scalars costs more than the rest of a
-        # bounce's bookkeeping.
+        # <v, phi_c> = y_c * slope_c, so the reflection's step is (2 y_c / K_cc) slope_c
         self._reflection_factors = 2.0 * self.y / self.diagonal
-        self._reflection_factor = self._reflection_factors.tolist()
         self.rng = as_generator(random_state)
         # a refresh costs O(l (l + m)); more than one per 1e-4 of arc length would be a run without end
         self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0, high=1e4)
@@ -144,9 +139,6 @@ class KernelBilliard:
         self._margins, self._slopes = self._train[:, l:]
         self._test_position, self._test_direction = self._test
         self._keys = np.empty(l)
-        self._tiny = np.full(l, 1e-300)
-        self._zeros = np.zeros(self.n_test)
-        self._changed = np.empty(self.n_test, dtype=bool)      # which test points flipped in a flight
         self._position[:l] = start
         self._margins[:] = self.y * (self.gram @ start)
         self._test_position[:] = self.cross @ start
@@ -237,80 +229,21 @@ class KernelBilliard:
             times[self.last_wall] = math.pi             # just left it: its next crossing is half a circle away
         return times
 
-    def _nearest_wall(self):
-        """argmin_j t_j without an arctan per wall: t_j grows with b_j / a_j, so minimise that ratio.
+    def _bounce(self, target: int):
+        """One call of the compiled loop (`_bounces`): bounce until `target` bounces or until the refresh clock rings.
 
-        A margin is clipped at +1e-300 first: a wall the ball sits on (margin 0, or -1e-17 by rounding) is
-        then hit at once if the ball moves into it and never if it moves away.
+        When the clock rang, the loop has flown the ball to it and the new direction is drawn here (`_refresh`);
+        when the renormalised direction came out parallel to w, a new one is drawn too.
         """
-        keys = self._keys
-        np.maximum(self._margins, self._tiny, out=keys)
-        np.divide(self._slopes, keys, out=keys)
-        if self.last_wall >= 0:
-            keys[self.last_wall] = math.inf
-        wall = int(keys.argmin())
-        return wall, _crossings.crossing_angle_scalar(max(float(self._margins[wall]), 0.0), float(self._slopes[wall]))
-
-    def _fly(self, arc):
-        """Move along the great circle w(t) = cos t w + sin t v by `arc`, crediting the test points.
-
-        The flight is a rotation in the (w, v) plane, (w, v) <- (cos t w + sin t v, -sin t w + cos t v),
-        applied in place to the two rows of each block by a BLAS plane rotation (drot).
-        """
-        if arc <= 0:
-            return
-        cos, sin = math.cos(arc), math.sin(arc)
-        # drot(x, y, c, s, n, offx, incx, offy, incy, overwrite_x, overwrite_y): arguments by position,
-        # because f2py's keyword parsing costs as much as rotating a thousand numbers.
-        drot(self._position, self._direction, cos, sin, self._train.shape[1], 0, 1, 0, 1, 1, 1)
-        if self.n_test:
-            drot(self._test_position, self._test_direction, cos, sin, self.n_test, 0, 1, 0, 1, 1, 1)
-            self._credit_crossings(arc)
-        self.arc_length += arc
-
-    def _credit_crossings(self, arc):
-        """Test points whose label flipped during this flight: note the arc length at which they flipped.
-
-        The time spent on the + side is the sum of (end - start) over the + intervals, so it suffices to add
-        the flip's arc position when a point leaves the + side and subtract it when it enters it
-        (`_plus_signed`); `time_plus` adds the open interval of the points that are + now.
-
-        The crossing is found looking back from the end of the flight, where the point has the projection
-        a = <w, phi(x_j)> of sign s (its new side) and b = <v, phi(x_j)>: going back by tau the projection is
-        a cos tau - b sin tau, whose first zero is the paper's flight time to x_{l+1} run backwards.
-        """
-        changed = self._changed
-        np.greater(self._test_position, self._zeros, out=changed)
-        np.not_equal(changed, self._positive, out=changed)
-        flipped = changed.nonzero()[0]
-        if flipped.size == 0:
-            return
-        end = self.arc_length + arc
-        if flipped.size <= self.few_flips:
-            # A flight flips one or two points on average: plain floats beat a dozen numpy calls on tiny arrays.
-            position, direction = self._test_position, self._test_direction
-            for j in flipped.tolist():
-                a, b = float(position[j]), float(direction[j])
-                side = 1.0 if a > 0 else -1.0
-                self._plus_signed[j] -= side * (end - min(_crossings.crossing_angle_scalar(side * a, -side * b), arc))
-                self._positive[j] = a > 0
-            return
-        a, b = self._test[:, flipped]
-        side = np.where(a > 0, 1.0, -1.0)
-        crossing = end - np.minimum(_crossings.crossing_angle(side * a, -side * b), arc)
-        self._plus_signed[flipped] -= side * crossing
-        self._positive[flipped] = side > 0
-
-    def _reflect(self, wall):
-        """v' = v - 2 <v, phi_c> phi_c / ||phi_c||^2 (step 3), applied to beta and to every projection."""
-        step = self._reflection_factor[wall] * float(self._slopes[wall])       # 2 <v, phi_c> / K_cc
-        self._direction[wall] -= step
-        # daxpy(x, y, n, a): y += a x in place, arguments by position as in _fly
-        daxpy(self._train_rows[wall], self._slopes, self.n_train, -step)          # slopes -= step * y K[c]
-        if self.n_test:
-            daxpy(self._test_rows[wall], self._test_direction, self.n_test, -step)  # -= step * K_test[:, c]
-        self.last_wall = wall
-        self.n_bounces += 1
+        status, self.n_bounces, self.last_wall, self.arc_length, self._clock = _compiled_bounces()(
+            self._train, self._test, self._train_rows, self._test_rows, self._reflection_factors, self.y,
+            self._plus_signed, self._positive, self._keys, target, self.n_bounces, self.last_wall, self.arc_length,
+            self._clock, self.renormalise_every)
+        if status == _CLOCK_RANG:
+            self._refresh()
+        elif status == _DIRECTION_LOST:                # v came out parallel to w: start afresh
+            self._new_direction()
+        return status
 
     def step(self):
         """Fly to the next event (a wall, or a refresh of the direction); return the arc flown."""
@@ -318,28 +251,17 @@ class KernelBilliard:
             self._fly_still(1.0)
             self.n_bounces += 1
             return 0.0
-        wall, arc = self._nearest_wall()
-        if self._clock < arc:                          # the Poisson clock rings before the wall
-            return self._refresh()
-        self._fly(arc)
-        self._clock -= arc
-        self._reflect(wall)
-        if self.n_bounces % self.renormalise_every == 0:
-            self._renormalise_position()
-            if not self._renormalise_direction():      # v came out parallel to w: start afresh
-                self._new_direction()
-        return arc
+        arc_before = self.arc_length
+        self._bounce(self.n_bounces + 1)
+        return self.arc_length - arc_before
 
     def _refresh(self):
-        """The Poisson clock rang before the next wall: fly to it, then a new direction and a new clock."""
-        arc = self._clock
-        self._fly(arc)
+        """The Poisson clock rang before the next wall (the ball is there): a new direction and a new clock."""
         self._renormalise_position()
         self._new_direction()
         self.n_refreshes += 1
         self.last_wall = -1
         self._clock = self.rng.exponential(1.0 / self.refresh_rate)
-        return arc
 
     def _fly_still(self, weight):
         """The ball cannot move: let `weight` of 'time' pass where it is (credited lazily, like a flight)."""
@@ -365,21 +287,13 @@ class KernelBilliard:
         return None
 
     def _run_compiled(self, target: int):
-        """`step` until `target` bounces, the bounces by compiled loops (`_bounces`), the refreshes here.
+        """Bounce until `target` bounces, by compiled calls of at most COMPILED_CHUNK bounces each.
 
-        A compiled call cannot be interrupted (Ctrl-C, the checks' time limit wait for it to return), so each
-        call makes at most COMPILED_CHUNK bounces: a run of millions of bounces stays interruptible.
+        A compiled call cannot be interrupted (Ctrl-C, the checks' time limit wait for it to return), so a run of
+        millions of bounces is made of calls short enough to stay interruptible.
         """
-        bounce = _compiled_bounces()
         while self.n_bounces < target:
-            status, self.n_bounces, self.last_wall, self.arc_length, self._clock = bounce(
-                self._train, self._test, self._train_rows, self._test_rows, self._reflection_factors, self.y,
-                self._plus_signed, self._positive, min(target, self.n_bounces + COMPILED_CHUNK), self.n_bounces,
-                self.last_wall, self.arc_length, self._clock, self.renormalise_every)
-            if status == _CLOCK_RANG:
-                self._refresh()
-            elif status == _DIRECTION_LOST:           # v came out parallel to w: start afresh
-                self._new_direction()
+            self._bounce(min(target, self.n_bounces + COMPILED_CHUNK))
 
     def warm_up(self, burn_in: int, refresh_every: float):
         """Bounce `burn_in` times uncounted, then set the refresh clock and start counting afresh.
@@ -427,88 +341,123 @@ class KernelBilliard:
 MAX_BOUNCES = 10_000_000   # per trajectory: beyond this a run takes hours; refuse rather than hang
 
 _TARGET_REACHED, _CLOCK_RANG, _DIRECTION_LOST = 0, 1, 2   # why `_bounces` returned
-#: bounces of one compiled call at most: about 0.1 s on a heart split (3 us a bounce), so that Ctrl-C and the checks'
-#: time limit (signals, handled between calls) stop a long run within a fraction of a second
+#: bounces of one compiled call at most: a few hundredths of a second on a heart split, a few tenths with 2,000 walls
+#: and 5,000 test points, so that Ctrl-C and the checks' time limit (signals, handled between calls) stop a long run
+#: within a fraction of a second
 COMPILED_CHUNK = 30_000
+#: test points rotated, then looked through for label flips, in one slice of `_bounces` (see there)
+TEST_SLICE = 128
 
 
-def _bounces(train, test, train_rows, test_rows, reflection_factors, y, plus_signed, positive, target, n_bounces,
-             last_wall, arc_length, clock, renormalise_every):
-    """`KernelBilliard.step`'s bounces as plain loops, for numba (`_compiled_bounces`): the same arithmetic as
-    `_nearest_wall`, `_fly`, `_credit_crossings`, `_reflect` and the renormalisations, one test point at a time.
+def _bounces(train, test, train_rows, test_rows, reflection_factors, y, plus_signed, positive, keys, target,
+             n_bounces, last_wall, arc_length, clock, renormalise_every):
+    """The billiard's bounces (section 3.2, steps 2 and 3, with the kit's incremental projections), for numba.
 
-    Bounces in place until `target` bounces, or until the refresh clock rings before the next wall (the caller
-    flies to it and draws a new direction: `_refresh`), or until the renormalised direction came out parallel to
-    the position (the caller draws a new one).  Returns (why it stopped, n_bounces, last_wall, arc_length, clock).
+    Bounces in place until `target` bounces, or until the refresh clock rings before the next wall (it flies to
+    the clock and returns: the caller draws a new direction, `KernelBilliard._refresh`), or until the
+    renormalised direction came out parallel to the position (the caller draws a new one).  Returns (why it
+    stopped, n_bounces, last_wall, arc_length, clock).  `keys` is scratch space for l numbers.
+
+    Every loop runs along one row and does one thing, so that the compiler turns it into vector code: a loop
+    that rotates the test projections and also credits the rare one whose label flipped (an arctan behind a
+    branch) is compiled to scalar code that evaluates the branch for every point, twenty times slower.
     """
     l = train.shape[1] // 2
     m = test.shape[1]
     two_pi = 2.0 * math.pi
+    position, direction = train[0], train[1]
+    margins, slopes = train[0, l:], train[1, l:]
+    test_position, test_direction = test[0], test[1]
     while n_bounces < target:
-        # step 2: the nearest wall, the smallest b_j / a_j (a margin floored at 1e-300), the wall just left skipped
-        wall = 0
-        smallest = math.inf
+        # step 2: the nearest wall, the smallest b_j / a_j (a margin floored at 1e-300), the wall just left skipped;
+        # t_j grows with b_j / a_j, so one arctan serves
         for i in range(l):
-            key = train[1, l + i] / max(train[0, l + i], 1e-300)
-            if i != last_wall and key < smallest:
-                smallest = key
+            keys[i] = slopes[i] / max(margins[i], 1e-300)
+        if last_wall >= 0:
+            keys[last_wall] = math.inf
+        wall = 0
+        smallest = keys[0]
+        for i in range(1, l):
+            if keys[i] < smallest:
+                smallest = keys[i]
                 wall = i
-        arc = math.atan2(max(train[0, l + wall], 0.0), -train[1, l + wall]) % two_pi
-        if clock < arc:
-            return _CLOCK_RANG, n_bounces, last_wall, arc_length, clock
+        arc = math.atan2(max(margins[wall], 0.0), -slopes[wall])      # crossing_angle: in [0, pi] here
+        if arc < 0:
+            arc += two_pi
+        rang = clock < arc                             # the refresh clock rings first: fly to it, not to the wall
+        if rang:
+            arc = clock
         if arc > 0:                                    # the flight: a rotation of each block's two rows by arc
             cos_arc, sin_arc = math.cos(arc), math.sin(arc)
             for a in range(2 * l):
-                position, direction = train[0, a], train[1, a]
-                train[0, a] = cos_arc * position + sin_arc * direction
-                train[1, a] = cos_arc * direction - sin_arc * position
+                w_a, v_a = position[a], direction[a]
+                position[a] = cos_arc * w_a + sin_arc * v_a
+                direction[a] = cos_arc * v_a - sin_arc * w_a
+            # the test block in slices of TEST_SLICE points: each rotated and counted for label flips in one loop,
+            # and looked through only if one flipped; a flipped point's flight on its old side is credited up to
+            # the crossing, found looking back from the end, where going back by tau its projection is
+            # a cos tau - b sin tau
             end = arc_length + arc
-            for j in range(m):
-                position, direction = test[0, j], test[1, j]
-                a_j = cos_arc * position + sin_arc * direction
-                b_j = cos_arc * direction - sin_arc * position
-                test[0, j], test[1, j] = a_j, b_j
-                if (a_j > 0) != positive[j]:           # its label flipped on the way: credit the time up to then
-                    side = 1.0 if a_j > 0 else -1.0
-                    back = math.atan2(side * a_j, side * b_j) % two_pi
-                    plus_signed[j] -= side * (end - min(back, arc))
-                    positive[j] = a_j > 0
-            arc_length += arc
+            for first in range(0, m, TEST_SLICE):
+                w_slice = test_position[first:first + TEST_SLICE]
+                v_slice = test_direction[first:first + TEST_SLICE]
+                positive_slice = positive[first:first + TEST_SLICE]
+                flipped = 0
+                for j in range(w_slice.shape[0]):
+                    w_j, v_j = w_slice[j], v_slice[j]
+                    a_j = cos_arc * w_j + sin_arc * v_j
+                    w_slice[j] = a_j
+                    v_slice[j] = cos_arc * v_j - sin_arc * w_j
+                    flipped += (a_j > 0) != positive_slice[j]
+                if flipped:
+                    for j in range(w_slice.shape[0]):
+                        if (w_slice[j] > 0) != positive_slice[j]:
+                            side = 1.0 if w_slice[j] > 0 else -1.0
+                            back = math.atan2(side * w_slice[j], side * v_slice[j])
+                            if back < 0:
+                                back += two_pi
+                            plus_signed[first + j] -= side * (end - min(back, arc))
+                            positive_slice[j] = side > 0
+            arc_length = end
         clock -= arc
-        step = reflection_factors[wall] * train[1, l + wall]     # step 3: the reflection at the wall
-        train[1, wall] -= step
+        if rang:
+            return _CLOCK_RANG, n_bounces, last_wall, arc_length, clock
+        step = reflection_factors[wall] * slopes[wall]  # step 3: v' = v - 2 <v, phi_c> phi_c / K_cc
+        direction[wall] -= step
+        row = train_rows[wall]
         for i in range(l):
-            train[1, l + i] -= step * train_rows[wall, i]
+            slopes[i] -= step * row[i]
+        row = test_rows[wall]
         for j in range(m):
-            test[1, j] -= step * test_rows[wall, j]
+            test_direction[j] -= step * row[j]
         last_wall = wall
         n_bounces += 1
-        if n_bounces % renormalise_every == 0:
+        if n_bounces % renormalise_every == 0:         # rotations and reflections keep norms; this mops up rounding
             norm = 0.0                                 # ||w||^2 = alpha' K alpha, read off the margins
             for i in range(l):
-                norm += train[0, i] * y[i] * train[0, l + i]
+                norm += position[i] * y[i] * margins[i]
             norm = math.sqrt(norm)
             for a in range(2 * l):
-                train[0, a] /= norm
+                position[a] /= norm
             for j in range(m):
-                test[0, j] /= norm
+                test_position[j] /= norm
             overlap = 0.0                              # <v, w>, then v made orthogonal to w and unit
             for i in range(l):
-                overlap += train[1, i] * y[i] * train[0, l + i]
+                overlap += direction[i] * y[i] * margins[i]
             for a in range(2 * l):
-                train[1, a] -= overlap * train[0, a]
+                direction[a] -= overlap * position[a]
             for j in range(m):
-                test[1, j] -= overlap * test[0, j]
+                test_direction[j] -= overlap * test_position[j]
             norm = 0.0
             for i in range(l):
-                norm += train[1, i] * y[i] * train[1, l + i]
+                norm += direction[i] * y[i] * slopes[i]
             if norm < 1e-24:
                 return _DIRECTION_LOST, n_bounces, last_wall, arc_length, clock
             norm = math.sqrt(norm)
             for a in range(2 * l):
-                train[1, a] /= norm
+                direction[a] /= norm
             for j in range(m):
-                test[1, j] /= norm
+                test_direction[j] /= norm
     return _TARGET_REACHED, n_bounces, last_wall, arc_length, clock
 
 

@@ -115,12 +115,12 @@ def plus_time_by_brute_force(gram, K_test, alphas, betas, n_steps=2000):
     return total, bound
 
 
-@pytest.mark.parametrize("few_flips", [0, 10**9])   # every flip credited by numpy / by the float loop
-def test_time_on_the_plus_side_equals_brute_force_along_the_trajectory(few_flips):
-    X, y, T, _ = separable_problem(3, 10, 400, seed=5)
+# 400 test points: four slices of TEST_SLICE (the last one partial), several flipping in one flight; 5: one slice
+@pytest.mark.parametrize("n_test", [400, 5])
+def test_time_on_the_plus_side_equals_brute_force_along_the_trajectory(n_test):
+    X, y, T, _ = separable_problem(3, 10, n_test, seed=5)
     K, K_test = linear_kernel(X), linear_kernel(T, X)
     ball = KernelBilliard(K, y, K_test, refresh_rate=0.5, random_state=3)
-    ball.few_flips = few_flips
     flips_per_flight = []
     alphas, betas = [ball.alpha.copy()], [ball.beta.copy()]
     for _ in range(300):
@@ -129,7 +129,8 @@ def test_time_on_the_plus_side_equals_brute_force_along_the_trajectory(few_flips
         flips_per_flight.append(int(np.sum(before != ball._positive)))
         alphas.append(ball.alpha.copy())
         betas.append(ball.beta.copy())
-    assert max(flips_per_flight) > 8 and ball.n_refreshes > 0      # both paths and refreshes are exercised
+    # several flips in one flight (and, with 400, in several slices) and refreshes are exercised
+    assert max(flips_per_flight) > (8 if n_test > 128 else 1) and ball.n_refreshes > 0
     # betas[k] is the direction leaving event k; a refresh or reflection happens after the flight
     reference, bound = plus_time_by_brute_force(K, K_test, np.array(alphas), np.array(betas))
     assert np.all(np.abs(ball.time_plus - reference) <= bound + 1e-9)
@@ -150,8 +151,8 @@ def test_wall_times_are_the_closed_form_roots():
         grid = np.linspace(0, t, 2001)[:-1]
         assert np.all(y[j] * ((np.cos(grid)[:, None] * w + np.sin(grid)[:, None] * v) @ X[j]) > -1e-12)
         assert abs((math.cos(t) * w + math.sin(t) * v) @ X[j]) < 1e-9
-    wall, arc = ball._nearest_wall()
-    assert wall == int(np.argmin(times)) and arc == pytest.approx(times.min())
+    arc = ball.step()                                  # no refresh clock: the next event is the nearest wall
+    assert ball.last_wall == int(np.argmin(times)) and arc == pytest.approx(times.min())
 
 
 def test_hard_margin_start_is_the_maximum_margin_direction():
@@ -309,9 +310,9 @@ def test_a_run_too_short_for_diagnostics_reports_nan_and_not_converged():
 
 @pytest.mark.parametrize("refresh_rate", [0.0, 2.0])
 def test_the_compiled_bounces_fly_the_trajectory_of_the_step(refresh_rate):
-    # run() bounces by compiled loops (billiard._bounces) and refreshes in Python; step() is the same flight by
-    # numpy and BLAS calls. From the same start and seed both must be in the same place after 2000 bounces (to
-    # rounding: the sums are not the same machine instructions), with the same refreshes and the same time on +
+    # run() makes its bounces by calls of the compiled loop (billiard._bounces) of up to COMPILED_CHUNK bounces, and
+    # step() by one call a bounce; the refreshes are drawn in Python between calls. From the same start and seed
+    # both must be in the same place after 2000 bounces, with the same refreshes and the same time on +
     X, y, T, _ = separable_problem(4, n_train=30, n_test=60, seed=2)
     K, K_test = rbf_kernel(X, L=2.0), rbf_kernel(T, X, L=2.0)
     stepped, compiled = (KernelBilliard(K, y, K_test, refresh_rate=refresh_rate, random_state=4) for _ in range(2))
@@ -321,22 +322,24 @@ def test_the_compiled_bounces_fly_the_trajectory_of_the_step(refresh_rate):
     assert compiled.n_bounces == stepped.n_bounces and compiled.n_refreshes == stepped.n_refreshes
     assert (compiled.n_refreshes > 0) == (refresh_rate > 0)
     assert compiled.last_wall == stepped.last_wall
-    np.testing.assert_allclose(compiled._train, stepped._train, atol=1e-9)
-    np.testing.assert_allclose(compiled._test, stepped._test, atol=1e-9)
-    assert compiled.arc_length == pytest.approx(stepped.arc_length, rel=1e-12)
-    np.testing.assert_allclose(compiled.time_plus, stepped.time_plus, atol=1e-9)
+    # the same arithmetic in the same order: the same numbers, to the last bit
+    np.testing.assert_array_equal(compiled._train, stepped._train)
+    np.testing.assert_array_equal(compiled._test, stepped._test)
+    assert compiled.arc_length == stepped.arc_length
+    np.testing.assert_array_equal(compiled.time_plus, stepped.time_plus)
     assert 0 < np.count_nonzero((compiled.p_plus > 0) & (compiled.p_plus < 1))   # test points changed sides
 
 
 def test_the_compiled_bounce_loop_computes_what_its_python_source_says():
     # numba compiles billiard._bounces; the interpreter running the same function must fly the same bounces
-    from kgslab.billiard import _bounces, _compiled_bounces
-    X, y, T, _ = separable_problem(3, n_train=12, n_test=20, seed=7)
+    from kgslab.billiard import TEST_SLICE, _bounces, _compiled_bounces
+    X, y, T, _ = separable_problem(3, n_train=12, n_test=TEST_SLICE + 20, seed=7)     # two slices of test points
     results = []
     for bounce in (_compiled_bounces(), _bounces):
         ball = KernelBilliard(linear_kernel(X), y, linear_kernel(T, X), random_state=1)
         returned = bounce(ball._train, ball._test, ball._train_rows, ball._test_rows, ball._reflection_factors, ball.y,
-                          ball._plus_signed, ball._positive, 300, 0, -1, 0.0, math.inf, ball.renormalise_every)
+                          ball._plus_signed, ball._positive, ball._keys, 300, 0, -1, 0.0, math.inf,
+                          ball.renormalise_every)
         results.append((returned, ball._train.copy(), ball._plus_signed.copy(), ball._positive.copy()))
     (returned, train, plus, positive), (returned_py, train_py, plus_py, positive_py) = results
     assert returned[:3] == returned_py[:3] == (0, 300, returned[2])     # target reached, same last wall
