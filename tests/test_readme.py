@@ -1,11 +1,11 @@
-"""The README's instructor section, command by command, in a fresh clone (`make test-readme`).
+"""The course, command by command (docs/course.md, linked from the README), in a fresh clone (`make test-readme`).
 
-Every bash block of README.md marked ``<!-- doc-test: NAME -->`` runs as it is written, in order, in a fresh
+Every bash block of docs/course.md marked ``<!-- doc-test: NAME -->`` runs as it is written, in order, in a fresh
 clone of this working tree (its tracked and untracked-but-not-ignored files, committed in a new repository), with
 the shell's directory and environment carried from block to block, as a reader typing them in one terminal:
 
 * ``setup``: ``make .venv/.installed`` really builds the clone's own .venv (pip, from the package index); then
-  ``make lab`` with the README's LAB_ARGS example serves JupyterLab;
+  ``make lab`` with the README's LAB_ARGS example (README.md's "Start working") serves JupyterLab;
 * ``course``, then three pretend students per assignment run the ``student`` block in folders of their own with
   the hub's nbgrader_config.py (docs/hub/, pointed at the course's exchange): a blank notebook, a half-done one
   (the second half of its exercises left as released) and a solved one, for 01 and for 08 (the blocks name 01;
@@ -39,6 +39,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+COURSE = ROOT / "docs" / "course.md"          # the README's "instructor at a glance" links to it
 BLOCK = re.compile(r"<!-- doc-test: ([\w-]+) -->\n```bash\n(.*?)\n```", re.DOTALL)
 # KGSLAB_README_ASSIGNMENTS=01 grades 01 only (a quicker run of the same blocks); the default is both.
 ASSIGNMENTS = [name for name in ("01_duality", "08_kernel_gibbs_sampler")
@@ -52,14 +53,27 @@ slow = pytest.mark.skipif(os.environ.get("KGSLAB_README_TEST") != "1",
 
 def readme_blocks() -> dict[str, str]:
     blocks = {}
-    for name, body in BLOCK.findall(README.read_text(encoding="utf-8")):
-        assert name not in blocks, f"two README blocks are marked doc-test: {name}"
+    for name, body in BLOCK.findall(COURSE.read_text(encoding="utf-8")):
+        assert name not in blocks, f"two blocks of docs/course.md are marked doc-test: {name}"
         blocks[name] = body
     return blocks
 
 
 def test_the_readme_marks_the_instructor_blocks():
     assert list(readme_blocks()) == ["setup", "course", "student", "grade", "formgrader", "rerelease", "status"]
+
+
+def test_the_readme_links_the_documents_it_hands_over_to():
+    """The README is the front door: each document it moved its detail to exists and is linked from it."""
+    readme = README.read_text(encoding="utf-8")
+    for name in ("docs/course.md", "docs/grading.md", "docs/grading-a-class.md", "docs/jupyterhub.md",
+                 "docs/testing.md", "docs/benchmarks.md", "CHANGELOG.md"):
+        assert (ROOT / name).is_file(), name
+        assert f"]({name})" in readme, f"README does not link {name}"
+    for target in re.findall(r"\]\(((?:docs/|\.\./)?[\w./-]+\.(?:md|png))\)", readme):
+        assert (ROOT / target).is_file(), f"README links {target}, which does not exist"
+    assert "make test" in readme and "make lab" in readme
+    assert len(readme.splitlines()) <= 180, "the README is the front door: detail goes in docs/"
 
 
 class Shell:
@@ -78,9 +92,9 @@ class Shell:
         started = time.perf_counter()
         done = subprocess.run(["bash", "-c", text], env=self.env, capture_output=True, text=True, timeout=timeout)
         self.times[name] = self.times.get(name, 0.0) + time.perf_counter() - started
-        print(f"README block {name}: {time.perf_counter() - started:.0f} s", flush=True)
+        print(f"docs/course.md block {name}: {time.perf_counter() - started:.0f} s", flush=True)
         output = done.stdout + done.stderr
-        assert done.returncode == 0, f"README block {name!r} failed ({done.returncode}):\n{script}\n{output[-4000:]}"
+        assert done.returncode == 0, f"docs/course.md block {name!r} failed ({done.returncode}):\n{script}\n{output[-4000:]}"
         if cwd is None:                                    # a student's shell is not the instructor's
             self.cwd = Path((self.state / "cwd").read_text().strip())
             (self.state / "env.new").replace(carried)
