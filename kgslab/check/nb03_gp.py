@@ -55,7 +55,16 @@ def _nb03_exercise_4a_cases():
     return cases
 
 
-def _diagnose_log_evidence(expected, got):
+def _log_det_term(case) -> float | None:
+    """-1/2 ln det(K + sigma2 I) of eq. (16) for the case's arguments, or None without a case."""
+    if case is None or len(case.args) != 3:
+        return None
+    K, _, sigma2 = case.args
+    sign, log_det = np.linalg.slogdet(np.asarray(K, dtype=float) + float(sigma2) * np.eye(len(K)))
+    return -0.5 * float(log_det) if sign > 0 else None
+
+
+def _diagnose_log_evidence(expected, got, case=None):
     """allclose, plus what a wrong log evidence usually means."""
     problem = allclose(rtol=1e-7)(expected, got)
     if problem is None or not is_real_number(got):
@@ -72,6 +81,14 @@ def _diagnose_log_evidence(expected, got):
     if abs(steps) >= 1 and abs(steps - round(steps)) < 1e-6:
         return Problem(problem, "constant-term", f"Your value differs by exactly {round(steps)} x (1/2) ln(2 pi): "
                                                  f"look at the constant term -(l/2) ln(2 pi) of eq. (16).")
+    log_det_term = _log_det_term(case)
+    if log_det_term is not None and abs(log_det_term) > 1e-6:
+        for times, name, words in ((1, "twice", "counted twice"), (-1, "missing", "left out"),
+                                   (-2, "sign", "added with the wrong sign")):
+            if abs(difference - times * log_det_term) < 1e-6 * max(1.0, abs(log_det_term)):
+                return Problem(problem, f"log-det-{name}",
+                               f"Your value differs from the right one by exactly {times:+d} x (-1/2) ln det(K + "
+                               f"sigma2 I): the log-determinant term of eq. (16) is {words}.")
     if abs(difference) < 1e-3 * abs(expected):
         return Problem(problem, "lost-digits",
                        f"Close, but only to {-np.log10(abs(difference / expected)):.0f} significant digits: the "

@@ -71,7 +71,15 @@ def test_log_evidence_right_ways_pass_and_wrong_ones_are_diagnosed(capsys):
     assert check.nb03_exercise_4a(no_constant) is not no_constant
     assert "exactly 10 x (1/2) ln(2 pi)" in capsys.readouterr().out
     assert check.nb03_exercise_4a(log_det_twice) is not log_det_twice
-    assert "✘" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "✘" in out and "log-determinant term of eq. (16) is counted twice" in out and "explicitly" not in out
+
+    def no_log_det(K, y, sigma2):
+        return by_cholesky(K, y, sigma2) + 0.5 * np.linalg.slogdet(K + sigma2 * np.eye(len(y)))[1]
+
+    assert check.nb03_exercise_4a(no_log_det) is not no_log_det
+    out = capsys.readouterr().out
+    assert "is left out" in out and "explicitly" not in out
 
 
 def test_the_hints_come_in_two_tiers(capsys, monkeypatch):
