@@ -77,13 +77,37 @@ def test_the_record_keeps_the_latest_entry_and_ignores_a_line_cut_by_a_kill(tmp_
     ({"status": "graded"}, False, True, True, False, False),                 # the student resubmitted
     ({"status": "graded"}, True, False, True, False, False),                 # the source or config changed
     ({"status": "graded"}, True, True, False, False, False),                 # gone from the gradebook
-    ({"status": "failed"}, True, True, False, False, True),                  # a failure is not retried...
-    ({"status": "failed"}, True, True, False, True, False),                  # ...unless asked
+    ({"status": "failed"}, True, True, True, False, True),                   # a failure is not retried...
+    ({"status": "failed"}, True, True, True, True, False),                   # ...unless asked
+    ({"status": "failed"}, True, True, False, False, False),                 # its zero row gone: written again
 ])
 def test_the_resume_rule(entry, same_hash, same_grading, in_gradebook, retry, done):
     if entry is not None:
         entry = {**entry, "hash": "h" if same_hash else "old", "grading": "g" if same_grading else "old"}
     assert Record.is_done(entry, "h", "g", in_gradebook, retry) is done
+
+
+ON_TIME, LATE, LATER = (datetime.datetime(2026, 1, 9, 12), datetime.datetime(2026, 1, 11, 12),
+                        datetime.datetime(2026, 1, 13, 12))
+
+
+@pytest.mark.parametrize("graded_under, due_now, submitted, affected", [
+    ("2026-01-10T12:00:00", "2026-01-10T12:00:00", LATE, False),     # the same due date
+    ("2026-01-10T12:00:00", "2026-01-12T12:00:00", LATE, True),      # late before, on time now: penalty goes
+    ("2026-01-12T12:00:00", "2026-01-10T12:00:00", LATE, True),      # on time before, late now: penalty comes
+    ("2026-01-10T12:00:00", "2026-01-11T00:00:00", LATER, True),     # late under both, by less now
+    ("2026-01-10T12:00:00", "2026-01-12T12:00:00", ON_TIME, False),  # on time under both: nothing changes
+    ("2026-01-10T12:00:00", None, LATE, True),                       # the due date removed
+    (None, "2026-01-10T12:00:00", LATE, True),                       # a due date set after grading
+    ("2026-01-10T12:00:00", "2026-01-12T12:00:00", None, False),     # no timestamp: never late to nbgrader
+])
+def test_a_due_date_change_regrades_the_submissions_whose_penalty_it_moves(graded_under, due_now, submitted,
+                                                                           affected):
+    entry = {"status": "graded", "duedate": graded_under}
+    assert Record.due_date_affects(entry, due_now, submitted) is affected
+    assert Record.due_date_affects({"status": "graded"}, due_now, submitted) is False  # graded before it was kept
+    aware = submitted.replace(tzinfo=datetime.timezone.utc) if submitted else None
+    assert Record.due_date_affects(entry, due_now, aware) is affected
 
 
 # ---- the merge ---------------------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 A submission is graded again only when its files changed (their SHA-256), when
 what grades it changed (the assignment's source or ``nbgrader_config.py``),
-when the course's gradebook no longer has it, or when asked (``--force``; a
-recorded failure with ``--retry-failed``).  Each line is written after its
+when the course's gradebook no longer has it, when the assignment's due date
+changed and the submission is late under the old or the new date (its late
+penalty changes; one on time under both keeps its grade), or when asked
+(``--force``, ``--student``; a recorded failure with ``--retry-failed``).  Each line is written after its
 grades are in the gradebook, so an interrupted run loses nothing already
 graded, and a line cut short by a kill is ignored.
 """
@@ -73,5 +75,26 @@ class Record:
         if entry is None or entry.get("hash") != submission_hash or entry.get("grading") != grading:
             return False
         if entry.get("status") == "failed":
-            return not retry_failed
+            return not retry_failed and in_gradebook
         return entry.get("status") == "graded" and in_gradebook
+
+    @staticmethod
+    def due_date_affects(entry: dict | None, due: str | None, timestamp) -> bool:
+        """Whether the due date `due` (ISO or None) differs from the one `entry` was graded under and the
+        submission (its `timestamp`, a datetime or None) is late under either: its late penalty changes.
+        An entry without a recorded due date was graded under the current one."""
+        if entry is None or "duedate" not in entry or entry["duedate"] == due or timestamp is None:
+            return False
+        from datetime import datetime
+
+        def late(when: str | None) -> bool:
+            return when is not None and _naive(timestamp) > _naive(datetime.fromisoformat(when))
+
+        return late(entry["duedate"]) or late(due)
+
+
+def _naive(moment):
+    """A datetime in UTC without its zone (nbgrader keeps both kinds)."""
+    from datetime import timezone
+
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment

@@ -1,9 +1,12 @@
 """Grading every submission of an assignment: on local processes or a Dask cluster, resumable, with progress.
 
 The plan: every folder ``submitted/<student>/<assignment>/`` of the course is
-one submission; those the record lists as graded from the same files (and still
-in the gradebook) are skipped.  The rest go to workers
-(`kgslab.grade.worker.grade_submission`): ``jobs`` local processes through
+one submission; those the record lists as graded from the same files by the
+same grading (and still in the gradebook) are skipped, unless the assignment's
+due date changed since and the submission is late under the old or the new one
+(its late penalty changes: `kgslab.grade.record.Record.due_date_affects`).
+``students`` limits the run to the students named, and grades them again.
+The rest go to workers (`kgslab.grade.worker.grade_submission`): ``jobs`` local processes through
 ``concurrent.futures`` or the workers of a Dask scheduler (``scheduler``, an
 address).  As each comes back, this process merges its grades into the course's
 gradebook and appends it to the record, so Ctrl-C or a kill loses only the
@@ -12,7 +15,9 @@ submissions being graded at that moment.
 Isolation: a submission that fails is recorded with its reason; one that hangs
 holds one worker for its own hard stops (the course's ``Execute.timeout`` per
 cell, after which kgslab's ExecuteAndCarryOn still grades it outside the
-kernel; the grader's child at its time limit), never the others.  A worker
+kernel; the grader's child at its time limit), never the others.  A failure
+still gets its row in the gradebook (`kgslab.grade.merge.merge_failure`): 0
+points, the reason in the comments.  A worker
 process that dies (memory) breaks a local pool: the submissions that were in it
 are graded again in a new pool, and one that was there at two deaths is graded
 alone, then recorded as failed if its worker dies again.  On Dask the scheduler
@@ -34,7 +39,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .merge import merge_submission
+from .merge import merge_failure, merge_submission
 from .record import Record, folder_hash, grading_hash
 from .worker import copy_database, grade_submission, nbgrader_config
 
@@ -43,17 +48,21 @@ __all__ = ["Summary", "grade_class", "find_submissions", "default_jobs"]
 
 @dataclass
 class Summary:
-    """What a run did: students graded now, skipped (already graded), failed {student: reason}, seconds."""
+    """What a run did: students graded now, skipped (graded before), failed now {student: reason}, failed before
+    from the same files {student: reason} (not tried again without --retry-failed), seconds."""
     assignment: str
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    failed_before: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     workers: str = ""
 
     def line(self) -> str:
+        before = (f", {len(self.failed_before)} failed before from the same files (--retry-failed tries them "
+                  f"again)" if self.failed_before else "")
         return (f"{self.assignment}: {len(self.graded)} graded, {len(self.skipped)} skipped (graded before from "
-                f"the same files), {len(self.failed)} failed, {self.seconds:.0f} s on {self.workers}")
+                f"the same files), {len(self.failed)} failed{before}, {self.seconds:.0f} s on {self.workers}")
 
 
 def default_jobs() -> int:
@@ -112,9 +121,27 @@ def _in_gradebook(db_url: str, assignment: str) -> set[str]:
         return {submission.student_id for submission in gradebook.assignment_submissions(assignment)}
 
 
+def _due_date(db_url: str, assignment: str) -> str | None:
+    """The assignment's due date in the gradebook (what nbgrader's late penalty is computed from), ISO, or None."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gradebook:
+        due = gradebook.find_assignment(assignment).duedate
+        return due.isoformat() if due else None
+
+
+def _timestamp(course: Path, folder: Path):
+    """The submission's time as nbgrader reads it (timestamp.txt, in UTC), or None."""
+    from nbgrader.coursedir import CourseDirectory
+
+    return CourseDirectory(config=nbgrader_config(course)).get_existing_timestamp(str(folder))
+
+
 def grade_class(course, assignment: str, *, jobs: int | None = None, scheduler: str | None = None,
-                force: bool = False, retry_failed: bool = False, quiet: bool = False) -> Summary:
-    """Autograde every submission of `assignment` in the nbgrader course directory `course` (see module doc)."""
+                force: bool = False, retry_failed: bool = False, quiet: bool = False,
+                students: list[str] | None = None) -> Summary:
+    """Autograde every submission of `assignment` in the nbgrader course directory `course` (see module doc);
+    `students`: only these students' submissions, graded again."""
     course = Path(course).resolve()
     if not (course / "nbgrader_config.py").exists():
         raise ValueError(f"course_dir: expected an nbgrader course directory with nbgrader_config.py "
@@ -129,32 +156,53 @@ def grade_class(course, assignment: str, *, jobs: int | None = None, scheduler: 
     db_url, database = _course_database(course)
     _check_assignment(db_url, assignment)
     submissions = find_submissions(course, assignment)
+    if students is not None:
+        missing = [name for name in students if name not in submissions]
+        if missing or not students:
+            raise ValueError(f"student: expected students with a submission of {assignment} in "
+                             f"submitted/ (found {len(submissions)}: {', '.join(sorted(submissions)[:10]) or 'none'}"
+                             f"{', ...' if len(submissions) > 10 else ''}), got {missing or students!r}")
+        submissions = {name: submissions[name] for name in students}
     record = Record(course, assignment)
     grading = grading_hash(course, assignment)
     done, present = record.entries(), _in_gradebook(db_url, assignment)
+    due = _due_date(db_url, assignment)
     summary = Summary(assignment)
     run = uuid.uuid4().hex
     snapshot = record.path.parent / f"{assignment}.snapshot.db"
     snapshot.parent.mkdir(parents=True, exist_ok=True)
     tasks = []
     for student, folder in submissions.items():
-        digest = folder_hash(folder)
-        if not force and Record.is_done(done.get(student), digest, grading, student in present, retry_failed):
-            summary.skipped.append(student)
+        digest, stamp = folder_hash(folder), _timestamp(course, folder)
+        entry = done.get(student)
+        if (not force and students is None
+                and Record.is_done(entry, digest, grading, student in present, retry_failed)
+                and not Record.due_date_affects(entry, due, stamp)):
+            if entry.get("status") == "failed":
+                summary.failed_before[student] = entry.get("reason") or "unknown"
+            else:
+                summary.skipped.append(student)
             continue
         tasks.append({"course": str(course), "assignment": assignment, "student": student, "hash": digest,
-                      "run": run, "snapshot": str(snapshot)})
+                      "run": run, "snapshot": str(snapshot),
+                      "timestamp": stamp.isoformat() if stamp else None})
     copy_database(database, snapshot)                 # every worker starts from the gradebook as it is now
+
+    stamps = {task["student"]: task["timestamp"] for task in tasks}
 
     def finish(result: dict) -> None:
         if result["status"] == "graded":
             merge_submission(db_url, assignment, result["student"], result["rows"])
             summary.graded.append(result["student"])
         else:
+            stamp = stamps.get(result["student"])
+            merge_failure(db_url, assignment, result["student"], result["reason"],
+                          datetime.datetime.fromisoformat(stamp) if stamp else None)
             summary.failed[result["student"]] = result["reason"]
         _save_log(course, assignment, result)
         record.add({"student": result["student"], "hash": result["hash"], "grading": grading,
                     "status": result["status"], "reason": result.get("reason"), "seconds": round(result["seconds"], 2),
+                    "duedate": due, "timestamp": stamps.get(result["student"]),
                     "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
         bar.update(1)
 

@@ -11,6 +11,9 @@ time, late penalties, grades, comments) comes back as plain data for
 `kgslab.grade.merge`, with the structured verdicts the grader left in the
 autograded notebooks and the captured log.  Any error is returned as the
 submission's failure, with its reason; it never reaches the other submissions.
+A submitted file that is not a notebook nbformat can read is a failure named as
+such ("not a notebook: NAME: ...") before nbgrader runs, whose own message
+would name only the assignment and the student.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-__all__ = ["grade_submission", "nbgrader_config", "read_rows", "read_verdicts", "copy_database"]
+__all__ = ["grade_submission", "nbgrader_config", "read_rows", "read_verdicts", "copy_database", "unreadable"]
 
 _COPIES: dict[tuple, Path] = {}          # (run, thread) -> this worker's gradebook copy
 _LOCK = threading.Lock()
@@ -76,6 +79,27 @@ def _own_copy(run: str, snapshot: Path) -> Path:
             copy_database(snapshot, folder / "gradebook.db")
             _COPIES[key] = folder / "gradebook.db"
         return _COPIES[key]
+
+
+def unreadable(course: Path, assignment: str, student: str) -> str | None:
+    """Why the submission's notebooks cannot be graded at all ("not a notebook: NAME: what nbformat said"), or
+    None when every submitted notebook of the assignment's source reads as a notebook."""
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(config=nbgrader_config(course))
+    submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+    source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+    expected = {path.name for path in source.glob("*.ipynb")}
+    for path in sorted(submitted.glob("*.ipynb")):
+        name = path.name
+        if expected and name not in expected:
+            continue                          # not one of the assignment's notebooks: nbgrader ignores it
+        try:
+            nbformat.read(path, as_version=4)
+        except Exception as err:              # noqa: BLE001 -- NotJSONError, a bad schema, undecodable bytes
+            detail = " ".join(str(err).split())[:300]
+            return f"not a notebook: {name}: {type(err).__name__}: {detail}"
+    return None
 
 
 def _autograde(course: Path, assignment: str, student: str, database: Path) -> str:
@@ -161,6 +185,9 @@ def grade_submission(task: dict) -> dict:
     result = {key: task[key] for key in ("student", "hash")}
     course, assignment, student = Path(task["course"]), task["assignment"], task["student"]
     try:
+        refused = unreadable(course, assignment, student)
+        if refused:
+            raise _Failed(refused, refused + "\n")
         database = _own_copy(task["run"], Path(task["snapshot"]))
         log = _autograde(course, assignment, student, database)
         result.update(status="graded", rows=read_rows(f"sqlite:///{database}", assignment, student),
