@@ -65,7 +65,7 @@ def rows(quick: bool = False):
                                                        2 if quick else 7, n_chains=4)
                 out.append(Row(f"KGS step per chain, 4 chains together, m={m}", steps / 4, "one m x m matvec K @ v",
                                matvec, f"step per chain = {steps / 4 / matvec:.2f} matvecs"))
-        for m in (76, 250, 400):
+        for m in ((76, 250) if quick else (76, 250, 300, 350, 400, 500)):
             # the run loop's compiled step (numba) against the same step in numpy calls, 4 chains together: why
             # the loop compiles up to engine.COMPILED_UP_TO training points
             K, y = _problem(m)

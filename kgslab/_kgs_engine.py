@@ -56,11 +56,12 @@ ROWWISE_PRODUCTS = 40_000
 #: by one, where a dozen numpy calls on k numbers cost more than k binary searches (m = 76: one pass is slower up
 #: to 4 chains, even at 6, faster from 8 on; the tempered ladder of `kgslab.evidence` steps 80)
 ONE_PASS_DRAWS = 8
-#: training points m up to which the run loop steps by compiled loops (`move_compiled`); from about 300 on the
-#: numpy calls' vector arithmetic (arctan, sort) outweighs their overhead (measured, one core, 4 chains: m = 200
-#: 72 us a step compiled against 80 in numpy, m = 400 146 against 126; notebook 08's replica exchange, 84 chains at
-#: m = 76, runs faster compiled: the whole notebook 16.3 s with it in numpy, 13.0 compiled)
-COMPILED_UP_TO = 250
+#: training points m up to which the run loop steps by compiled loops (`move_compiled`); above it the numpy calls'
+#: vector arithmetic (arctan, sort) outweighs their overhead.  Where the two cross depends on the CPU: measured with
+#: benchmarks/bench_kgs.py (one core, 4 chains, the "compiled loops" rows), numpy / compiled time a step on an AMD
+#: EPYC (AVX2) 1.11 at m = 250, 1.13-1.15 at 300, 1.04 at 350, 0.95-1.03 at 400, 0.91 at 500; on the CPU that first
+#: chose it, 0.86 at m = 400.  Notebook 08's replica exchange, 84 chains at m = 76, runs faster compiled.
+COMPILED_UP_TO = 350
 
 
 def check_steps(n_steps, name, value):
