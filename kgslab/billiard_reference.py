@@ -79,6 +79,18 @@ def hoeffding_bounces(epsilon: float = 0.05, eta: float = 0.01) -> int:
     return int(math.ceil(math.log(1.0 / eta) / (2.0 * epsilon ** 2)))
 
 
+def _holds_booleans(value) -> bool:
+    """True for a bool, a boolean array, or a list with a bool among its items."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    try:
+        items = np.asarray(value, dtype=object)
+    except (TypeError, ValueError):
+        return False   # ragged: as_float_array says what is wrong
+    return getattr(value, "dtype", None) == bool or any(isinstance(item, (bool, np.bool_))
+                                                        for item in items.ravel().tolist())
+
+
 def hoeffding_epsilon(n_bounces, eta: float = 0.01):
     """The deviation Hoeffding's bound allows for a mean of n samples in [0, 1] at confidence 1 - eta.
 
@@ -87,6 +99,8 @@ def hoeffding_epsilon(n_bounces, eta: float = 0.01):
     Array-friendly.
     """
     eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
+    if _holds_booleans(n_bounces):   # True is no number of bounces, though numpy would read it as 1
+        raise TypeError(f"n_bounces must be a number of bounces (or an array of them), got {n_bounces!r:.60}")
     n_bounces = as_float_array(n_bounces, "n_bounces")
     if np.any(n_bounces <= 0):
         raise ValueError(f"n_bounces must be > 0, got {float(np.min(n_bounces)):g}")

@@ -124,9 +124,16 @@ def monitor_kernel(K, y):
     On the training points alone the vote can be settled while the chains are not (with q = 0 every sample
     classifies every training point correctly); the midpoints lie between the classes, where samples disagree.
     Row of a midpoint: (k(x_i, .) + k(x_j, .)) / 2, its output the mean of the two outputs.
+    K must be positive semi-definite: the nearest neighbour is found by the feature-space distance
+    k(x, x) + k(x', x') - 2 k(x, x'), which for an indefinite K can be negative and picks no neighbour at all.
     """
-    gram = as_gram(K, "K", psd=False)
+    gram = as_gram(K, "K", psd=True)
     y = as_pm1_labels(y, "y", length=gram.shape[0], length_of="K")
+    return _monitor_rows(gram, y)
+
+
+def _monitor_rows(gram, y):
+    """monitor_kernel's rows for a checked PSD Gram matrix and +-1 labels."""
     squared = np.diag(gram)
     distance = squared[:, None] + squared[None, :] - 2 * gram
     distance[y[:, None] == y[None, :]] = np.inf
@@ -163,7 +170,8 @@ def gibbs_run(K, y, q, n_samples="auto", *, n_chains: int = 4, burn_in: int = 10
     target_error, target_rhat, max_samples = check_targets(target_error, target_rhat, max_samples, "max_samples")
     check_steps(n_chains * (burn_in + thin * (max_samples if n_samples == "auto" else n_samples)),
                  "max_samples" if n_samples == "auto" else "n_samples", max_samples if n_samples == "auto" else n_samples)
-    monitor = to_alpha.T @ (monitor_kernel(K, y) if K_monitor is None
+    # kernel_coordinates has checked K (PSD): the monitored rows need no second eigendecomposition
+    monitor = to_alpha.T @ (_monitor_rows(as_gram(K, "K", psd=False), y) if K_monitor is None
                             else as_cross_kernel(K_monitor, features.shape[0], "K_monitor")).T   # (r, n)
     rng = as_generator(random_state)
     chains = Chains(features, y, q, rng, start_points(features, y, q, n_chains, rng))

@@ -45,8 +45,12 @@ def packaged_notebooks(kind: str = "notebooks") -> list[Path]:
 
 
 def why_keep(target: Path, student_copy: bool) -> str | None:
-    """Why the existing copy `target` must not be replaced, or None when it is an untouched earlier release."""
-    if not student_copy:
+    """Why the existing copy `target` must not be replaced, or None when it is an untouched earlier release.
+
+    student_copy is True for a student notebook and False for a solution (which is never replaced unasked).
+    """
+    target = as_path(target, "target")
+    if not as_bool(student_copy, "student_copy"):   # student_copy="False" would treat a solution as a student copy
         return "it differs from the kit's solution (edited, or from another version of the kit)"
     try:
         return student_state(target)
@@ -55,7 +59,13 @@ def why_keep(target: Path, student_copy: bool) -> str | None:
 
 
 def copy_one(source: Path, target: Path, *, student_copy: bool, force: bool) -> str:
-    """Copy one notebook; return what happened, as a line for the user."""
+    """Copy one notebook; return what happened, as a line for the user.
+
+    student_copy: True for a student notebook, False for a solution; force: replace a run or edited copy
+    (after a backup).  Both must be True or False: the string "False" would otherwise mean yes.
+    """
+    source, target = as_path(source, "source"), as_path(target, "target")
+    student_copy, force = as_bool(student_copy, "student_copy"), as_bool(force, "force")
     shown = target.name if student_copy else f"solutions/{target.name}"
     if not target.exists():
         shutil.copyfile(source, target)

@@ -56,6 +56,7 @@ BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 MARKDOWN_STUB = ("YOUR ANSWER HERE",)
+CELL_TYPES = ("code", "markdown")   # the cells whose solutions are stripped (raw cells are copied as they are)
 
 # A line that looks like a marker but is not one for nbgrader (other case, missing or doubled space) would
 # leave a solution in the student copy: it is an error.
@@ -69,7 +70,16 @@ def strip_solutions(source: str, cell_type: str, where: str = "cell") -> str:
     containing ``BEGIN SOLUTION`` (``END SOLUTION``), whatever comes before or
     after.  ``BEGIN HIDDEN TESTS`` ... ``END HIDDEN TESTS`` regions are removed
     without a stub.  Broken or marker-like lines raise ReleaseError naming `where`.
+
+    cell_type is "code" (stub: CODE_STUB) or "markdown" (stub: MARKDOWN_STUB), as in the notebook's cell;
+    anything else is refused rather than given a stub that might not suit it.
     """
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a cell's source text (a str), got {type(source).__name__}")
+    if not isinstance(cell_type, str) or cell_type not in CELL_TYPES:
+        raise ValueError(f"cell_type must be one of {CELL_TYPES}, got {cell_type!r}")
+    if not isinstance(where, str):
+        raise TypeError(f"where must be a str naming the cell in messages, got {where!r}")
     stub = CODE_STUB if cell_type == "code" else MARKDOWN_STUB
     kept: list[str] = []
     inside = None                       # None, "solution" or "hidden"

@@ -64,10 +64,33 @@ class Span(NamedTuple):
         return self.features.shape[1]
 
 
+def _refuse_low_precision(K, name: str) -> None:
+    """TypeError for a kernel of floats narrower than float64 (float32, float16).
+
+    The rank rule keeps eigen-directions down to RANK_RTOL = 1e-10 of the largest eigenvalue; a float32 matrix
+    carries rounding of about 1e-7 of its largest entry, which the rule would keep as directions of the span (with
+    coefficients of 1e5 and more in alpha).  So a float32 K and the float64 K it was rounded from give different
+    spans: refused, rather than answered differently.
+    """
+    try:
+        dtype = np.asarray(K).dtype
+    except (TypeError, ValueError):
+        return   # not an array at all: as_gram says what is wrong
+    if dtype.kind == "f" and dtype.itemsize < 8:
+        raise TypeError(f"{name} must hold float64 (or integer) numbers, got dtype {dtype}: its rounding (about "
+                        f"{np.finfo(dtype).eps:.0e} of the largest entry) lies far above the rank rule's "
+                        f"{RANK_RTOL:g} and would become directions of the span; if its values are exact, pass "
+                        f"{name}.astype(float)")
+
+
 def kernel_span(K, *, lam: float = 0.0, name: str = "K") -> Span:
-    """One eigendecomposition of K (+ lam I): the PSD check, the rank rule and the coordinates."""
+    """One eigendecomposition of K (+ lam I): the PSD check, the rank rule and the coordinates.
+
+    K must be float64 (or integer): a float32 or float16 K is refused (`_refuse_low_precision` says why).
+    """
     if not isinstance(name, str):
         raise TypeError(f"name must be the kernel argument's name (str), got {name!r}")
+    _refuse_low_precision(K, name)
     gram = as_gram(K, name, psd=False)   # finite, square, symmetric; definiteness from the eigh below
     lam = as_scalar(lam, "lam", low=0.0)
     if lam > 0:

@@ -169,7 +169,9 @@ BAD = {
     "text": [("None", lambda v: None), ("a number", lambda v: 3.5), ("a list", lambda v: [v])],
     "docs": [("a single string", lambda v: "the law"), ("empty list", lambda v: []), ("None", lambda v: None),
              ("a number among the texts", lambda v: list(v[:-1]) + [7])],
-    "language": [("unknown language", lambda v: "klingon"), ("None", lambda v: None), ("a number", lambda v: 3)],
+    # a name among a few (a language, a kernel): a list holding the right name is still not a name
+    "language": [("unknown language", lambda v: "klingon"), ("None", lambda v: None), ("a number", lambda v: 3),
+                 ("a list", lambda v: [v])],
 }
 BAD["psd_gram"] = BAD["gram"] + [("indefinite", _indefinite)]
 # Loop lengths: a count so large the run would look like a hang must be refused before it starts.

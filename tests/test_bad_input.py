@@ -3,6 +3,7 @@
 Each test is one case the issue's fuzz run found; the general properties are in tests/test_fuzz.py.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -466,3 +467,124 @@ def test_a_length_without_the_name_of_its_argument_is_refused():
     from kgslab._validation import as_vector
     with pytest.raises(TypeError, match="length_of must name the argument"):
         as_vector([1.0, 2.0], "y", length=2)
+
+
+# ---- issue 42's silent accepts: each refused, naming the argument, what it expected and what came ------------
+
+@pytest.mark.parametrize("bad", ["False", "no", 2, None, 0.0], ids=repr)
+@pytest.mark.parametrize("which", ["force", "student_copy"])
+def test_copy_one_takes_only_booleans_and_writes_nothing_otherwise(tmp_path, which, bad):
+    from kgslab import notebooks
+    source, target = tmp_path / "01_a.ipynb", tmp_path / "copy" / "01_a.ipynb"
+    source.write_text("{}")
+    target.parent.mkdir()
+    target.write_text("my edited copy")
+    flags = {"force": False, "student_copy": True, which: bad}
+    with pytest.raises(TypeError, match=rf"^{which} must be True or False, got {re.escape(repr(bad))}"):
+        notebooks.copy_one(source, target, **flags)
+    assert target.read_text() == "my edited copy" and sorted(p.name for p in target.parent.iterdir()) == ["01_a.ipynb"]
+
+
+@pytest.mark.parametrize("bad", ["False", "no", 2, None], ids=repr)
+def test_why_keep_takes_only_a_boolean_student_copy(tmp_path, bad):
+    from kgslab import notebooks
+    with pytest.raises(TypeError, match=rf"^student_copy must be True or False, got {re.escape(repr(bad))}"):
+        notebooks.why_keep(tmp_path / "01_a.ipynb", bad)
+    # the answers for the two booleans (a solution is always kept; an unreadable student copy too)
+    assert notebooks.why_keep(tmp_path / "01_a.ipynb", False).startswith("it differs from the kit's solution")
+    assert "not a readable notebook" in notebooks.why_keep(tmp_path / "missing.ipynb", True)
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda n, t: n.copy_one(3, t, student_copy=True, force=False), "source"),
+    (lambda n, t: n.copy_one(t, None, student_copy=True, force=False), "target"),
+    (lambda n, t: n.why_keep(b"01_a.ipynb", True), "target"),
+])
+def test_copy_one_and_why_keep_take_paths(tmp_path, call, argument):
+    from kgslab import notebooks
+    with pytest.raises(TypeError, match=rf"^{argument} must be a path"):
+        call(notebooks, tmp_path / "01_a.ipynb")
+
+
+@pytest.mark.parametrize("bad", ["python", "raw", "Code", None, 3, ["code"]], ids=repr)
+def test_strip_solutions_takes_code_or_markdown_cells_only(bad):
+    from kgslab import release
+    with pytest.raises(ValueError, match=rf"^cell_type must be one of \('code', 'markdown'\), got {re.escape(repr(bad))}"):
+        release.strip_solutions("x = 1", bad)
+
+
+def test_strip_solutions_refuses_a_source_or_where_that_is_not_text():
+    from kgslab import release
+    with pytest.raises(TypeError, match=r"^source must be a cell's source text \(a str\), got list"):
+        release.strip_solutions(["x = 1"], "code")
+    with pytest.raises(TypeError, match=r"^where must be a str"):
+        release.strip_solutions("x = 1", "code", 3)
+    assert release.strip_solutions("x = 1", "markdown") == "x = 1"
+
+
+def _two_language_corpus():
+    rng = np.random.default_rng(0)
+    factor = rng.normal(size=(12, 3))
+    language = np.repeat(["english", "french"], 6)
+    article = np.tile(np.arange(1.0, 7.0), 2)
+    return factor @ factor.T + np.eye(12), language, article
+
+
+@pytest.mark.parametrize("which, bad, error, message", [
+    ("first", ["english"], TypeError, r"first must be one language name \(a str\), got \['english'\]"),
+    ("second", np.array(["french"]), TypeError, r"second must be one language name \(a str\), got array"),
+    ("first", None, TypeError, r"first must be one language name \(a str\), got None"),
+    ("second", "klingon", ValueError, r"second must be a language of `language` \['english', 'french'\], "
+                                      r"got 'klingon'"),
+    ("second", "english", ValueError, r"second must be another language than first, got 'english' twice"),
+])
+def test_pair_accuracy_takes_one_language_name_per_side(which, bad, error, message):
+    from kgslab.adatron_reference import adatron_with_bias
+    from kgslab.papers import coursework
+    K, language, article = _two_language_corpus()
+    names = {"first": "english", "second": "french", which: bad}
+    with pytest.raises(error, match=message):
+        coursework.pair_accuracy(K, language, article, names["first"], names["second"], adatron_with_bias, n_folds=2)
+    accuracy = coursework.pair_accuracy(K, language, article, "english", "french", adatron_with_bias, n_folds=2)
+    assert accuracy.shape == (2,) and np.all((accuracy >= 0) & (accuracy <= 1))
+
+
+def test_monitor_kernel_refuses_a_kernel_that_is_not_psd():
+    # symmetric, indefinite (eigenvalues 3 and -1): its "distances" k_ii + k_jj - 2 k_ij are negative
+    K = np.array([[1.0, 2.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 2.0, 1.0]])
+    with pytest.raises(ValueError, match=r"^K must be positive semi-definite, but its smallest eigenvalue is -1"):
+        kgs.monitor_kernel(K, [1, -1, 1, -1])
+    psd = K + 1.5 * np.eye(4)
+    rows = kgs.monitor_kernel(psd, [1, -1, 1, -1])
+    # each point's nearest other-class point in feature space (distance k_ii + k_jj - 2 k_ij): 0 <-> 1, 2 <-> 3
+    np.testing.assert_allclose(rows[4:], [(psd[0] + psd[1]) / 2, (psd[2] + psd[3]) / 2])
+
+
+@pytest.mark.parametrize("bad", [True, False, np.bool_(True), [True, 3], np.array([True, False])], ids=repr)
+def test_hoeffding_epsilon_refuses_booleans_for_the_number_of_bounces(bad):
+    from kgslab.billiard_reference import hoeffding_epsilon
+    with pytest.raises(TypeError, match=r"^n_bounces must be a number of bounces \(or an array of them\), got"):
+        hoeffding_epsilon(bad)
+    # eq. (8) solved for epsilon: sqrt(log(1 / eta) / (2 n))
+    np.testing.assert_allclose(hoeffding_epsilon([1, 100], eta=0.05), np.sqrt(np.log(20.0) / (2 * np.array([1, 100]))))
+
+
+@pytest.mark.parametrize("function", ["kernel_span", "kernel_coordinates"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_span_refuses_a_kernel_narrower_than_float64(function, dtype):
+    from kgslab import versionspace
+    rng = np.random.default_rng(1)
+    factor = rng.normal(size=(6, 2))
+    K = factor @ factor.T
+    with pytest.raises(TypeError, match=rf"^K must hold float64 \(or integer\) numbers, got dtype "
+                                        rf"{np.dtype(dtype).name}: .* pass K.astype\(float\)"):
+        getattr(versionspace, function)(K.astype(dtype))
+    # why: the rounding moves entries by far more than the rank rule's 1e-10 of the largest eigenvalue
+    rounding = np.max(np.abs(K.astype(dtype).astype(float) - K)) / np.max(np.linalg.eigvalsh(K))
+    assert rounding > 100 * versionspace.RANK_RTOL
+    # the same numbers as integers, a list or float64 give one answer
+    integer_factor = np.round(factor * 4)
+    exact = integer_factor @ integer_factor.T
+    spans = [versionspace.kernel_span(value) for value in (exact, exact.astype(int), exact.tolist())]
+    for span in spans[1:]:
+        np.testing.assert_array_equal(span.features, spans[0].features)

@@ -6,7 +6,8 @@ For every name in every module's ``__all__`` (found automatically, see `public_n
 * invalid input (one argument replaced by a bad value of its kind: NaN, inf, wrong shape, one
   class, a truthy string for a bool, ...) raises ValueError or TypeError whose message names
   that argument;
-* equivalent containers (list, float32, pandas) give the same answer as float64 arrays.
+* equivalent containers (list, float32, pandas) give the same answer as float64 arrays (or, for float32, a
+  TypeError naming the argument, float32 and float64: the samplers' rank rule refuses float32 kernels).
 
 A public name without a registration here fails `test_every_public_name_is_registered`: a new
 module must register its functions.  Names of modules being rewritten elsewhere are listed in
@@ -331,7 +332,9 @@ register("kgslab.kfd.label_noise_em_fields",
                                      "initial_flip_rates": p["initial_flip_rates"],
                                      "shared_covariance": p["shared_covariance"], "max_iter": p["max_iter"]}),
          {"X": "matrix", "y_index": "vector", "initial_flip_rates": "vector", "shared_covariance": "bool",
-          "max_iter": "count", "tol": "nonneg"}, skip_bad={"initial_flip_rates": set()})
+          "max_iter": "count", "tol": "nonneg"}, skip_bad={"initial_flip_rates": set()},
+         # no reg_covar here (notebook 10's loop has none): a draw of X with a flat direction is refused
+         may_refuse=r"class covariance became singular")
 
 
 def _rates_and_priors(rate_name, prior_name):
@@ -403,7 +406,8 @@ register("kgslab.papers.coursework.pair_group_means",
 register("kgslab.papers.coursework.pair_accuracy",
          st.builds(lambda p, C: {**p, "first": "english", "second": "french", "C": C, "n_folds": 2,
                                  "adatron": kgslab.adatron_reference.adatron_with_bias}, corpus_pairs(), positive),
-         {"K": "gram", "article": "vector", "C": "positive", "n_folds": "count"},
+         {"K": "gram", "article": "vector", "C": "positive", "n_folds": "count", "first": "language",
+          "second": "language"},
          containers=("K",))
 
 # ---- data ----------------------------------------------------------------------------------------------
@@ -1696,6 +1700,11 @@ def expect_clear_error(function, kwargs, argument, label, bad_value, kind, qualn
     raise AssertionError(f"{qualname} accepted {argument} = {label} and returned {result!r:.200}")
 
 
+def _refuses_float32(message, argument):
+    """A clear refusal of a float32 array: names the argument, the dtype it got and the float64 it wants."""
+    return _names_argument(message, argument) and "float32" in message and "float64" in message
+
+
 def _containers(value):
     array = np.asarray(value)
     yield "list", array.tolist()
@@ -1729,7 +1738,13 @@ def test_equivalent_containers_give_the_same_answer(qualname):
             if argument not in kwargs or kwargs[argument] is None or np.asarray(kwargs[argument]).dtype.kind not in "fiub":
                 continue
             for container, value in _containers(kwargs[argument]):
-                result = call(_function(qualname), {**kwargs, argument: value})
+                try:
+                    result = call(_function(qualname), {**kwargs, argument: value})
+                except TypeError as err:   # the other way to keep the rule: refuse float32, naming the argument
+                    if container == "float32" and _refuses_float32(str(err), argument):
+                        COUNTS["float32 refused"] += 1
+                        continue
+                    raise
                 got = _numbers(result)
                 assert len(got) == len(expected), f"{qualname}: {argument} as {container} changed the result"
                 for a, b in zip(got, expected):

@@ -144,7 +144,7 @@ def load_photograph(name: str) -> np.ndarray:
     """One of `SKY_PHOTOGRAPHS` as floats in [0, 1], averaged over 4 x 4 pixel blocks (h, w, 3)."""
     from skimage.measure import block_reduce
 
-    if name not in SKY_PHOTOGRAPHS:
+    if not isinstance(name, str) or name not in SKY_PHOTOGRAPHS:   # a list would be unhashable here
         raise ValueError(f"name must be one of {sorted(SKY_PHOTOGRAPHS)}, got {name!r}")
     if name in ("china", "flower"):
         from sklearn.datasets import load_sample_image
@@ -165,7 +165,7 @@ def load_sky_mask(name: str) -> np.ndarray:
     Photographs without sky have no file: their mask is all False.  The masks
     were made once by data/sky_masks/make_masks.py (see data/README.md).
     """
-    if name not in SKY_PHOTOGRAPHS:
+    if not isinstance(name, str) or name not in SKY_PHOTOGRAPHS:   # a list would be unhashable here
         raise ValueError(f"name must be one of {sorted(SKY_PHOTOGRAPHS)}, got {name!r}")
     shape = load_photograph(name).shape[:2]
     if not SKY_PHOTOGRAPHS[name]:
@@ -228,7 +228,7 @@ def sky_pixels(name: str, stride: int = 1, offset: int = 0) -> SkyPixels:
     Two grids with different offsets (0 <= offset < stride) share no pixel, so one
     photograph can give training pixels and labelled validation pixels.
     """
-    if name not in SKY_PHOTOGRAPHS:
+    if not isinstance(name, str) or name not in SKY_PHOTOGRAPHS:   # a list would be unhashable here
         raise ValueError(f"name must be one of {sorted(SKY_PHOTOGRAPHS)}, got {name!r}")
     image, mask = load_photograph(name), load_sky_mask(name)
     X, rows, columns = sky_block_features(image, stride, offset)

@@ -289,9 +289,16 @@ def pair_accuracy(K, language, article, first: str, second: str, adatron: Callab
         raise TypeError(f"adatron must be a function adatron(K, y, C) -> (alpha, b), got {adatron!r:.60}")
     C = as_scalar(C, "C", low=0.0, low_open=True)
     n_folds = as_positive_int(n_folds, "n_folds", minimum=2)
+    for name, value in (("first", first), ("second", second)):
+        # a list or an array here would be compared entry by entry with `language` and pick other documents
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be one language name (a str), got {value!r:.60}")
+        if not np.any(language == value):
+            raise ValueError(f"{name} must be a language of `language` {sorted(set(language.tolist()))[:8]}, "
+                             f"got {value!r} (first and second are the two languages to tell apart)")
+    if first == second:
+        raise ValueError(f"second must be another language than first, got {second!r} twice")
     index = np.flatnonzero((language == first) | (language == second))
-    if not np.any(language == first) or not np.any(language == second):
-        raise ValueError(f"first and second must both be languages of `language`, got {first!r} and {second!r}")
     labels = np.where(language[index] == first, -1.0, 1.0)
     if len(np.unique(article[index])) < n_folds:
         raise ValueError(f"n_folds must be at most the number of articles of the two languages, "
