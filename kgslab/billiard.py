@@ -603,8 +603,8 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
       n_bounces "auto": until every p+ has MC error < target_error and R-hat < 1.01 (at most max_bounces).
     * "hmc": exact Hamiltonian Monte Carlo on the Gaussian truncated to version space (`kgslab.hmc`, the same
       posterior), `n_chains` chains (default 8) run to the same rule; n_bounces must be "auto".
-    * "auto" (default): "hmc" when n_bounces is "auto" (its compiled loop reaches the converged answer of a
-      heart split in about 1 s of one core, 20-30 times faster than the billiard: benchmarks/heart_splits.py,
+    * "auto" (default): "hmc" when n_bounces is "auto" (it reaches the converged answer of a heart split in less
+      CPU time than the billiard, with more effective samples per second: benchmarks/agreement.py,
       benchmarks/sampler_ess.py), the billiard when a number of bounces is asked for.
 
     burn_in, refresh_every and max_bounces are the billiard's.  The samplers depend only on the training data
