@@ -8,7 +8,7 @@ from .. import perceptron as _kit_perceptron
 from ..data import xor_data
 from ..kernels import linear_kernel, rbf_kernel
 from ..normalise_reference import normalise as _normalise
-from .core import Case, Exercise, allclose
+from .core import Case, Exercise, Problem, allclose
 
 __all__ = ["nb07_exercise_5a", "nb07_exercise_5b", "nb07_exercise_5c", "nb07_exercise_5d"]
 
@@ -95,10 +95,31 @@ def _bound_cases():
     ]
 
 
+def _arrays(result):
+    """The arrays of a result (one array, or the arrays of a tuple)."""
+    parts = result if isinstance(result, tuple) else (result,)
+    return [np.asarray(part, dtype=float) for part in parts if isinstance(part, np.ndarray)]
+
+
+def _compare_updates(expected, got):
+    """allclose, and a result with no update at all named: the test `< 0` where the question has `<= 0`."""
+    problem = allclose(rtol=1e-9, atol=1e-9)(expected, got)
+    if problem is None:
+        return None
+    mine, right = _arrays(got), _arrays(expected)
+    if mine and len(mine) == len(right) and all(part.size and not np.any(part) for part in mine) \
+            and any(np.any(part) for part in right):
+        return Problem(problem, "strict-test",
+                       "Your function made no update at all. At the start w = 0, so every margin y_i <w, x_i> is "
+                       "exactly 0: a point on the boundary is a mistake (the question's test is <= 0; a test < 0 "
+                       "never fires).")
+    return problem
+
+
 nb07_exercise_5a = Exercise(
     "nb07_exercise_5a", "Question 5(a) (the perceptron and its alpha)",
     _perceptron, _primal_cases, points=3, closed=("kgslab.perceptron.perceptron",),
-    compare=allclose(rtol=1e-9, atol=1e-9),
+    compare=_compare_updates,
     hint="Compare with your answer to (a): w starts at 0 and changes only in the update step, so alpha has to "
          "change exactly when w does, for the expansion of w in (a) to hold after every step. The test is the "
          "question's: a point with y_i <w, x_i> exactly 0 (as every point is while w = 0) is a mistake. "
@@ -111,7 +132,7 @@ nb07_exercise_5b = Exercise(
     "nb07_exercise_5b", "Question 5(b) (the kernel perceptron)",
     _perceptron_alpha, _kernel_cases, points=3,
     closed=("kgslab.perceptron.kernel_perceptron", "kgslab.perceptron.KernelPerceptron.fit"),
-    compare=allclose(rtol=1e-9, atol=1e-9),
+    compare=_compare_updates,
     hint="Your answer to (b): the mistake test on example j needs only the coefficients of (a), the labels and "
          "the kernel values between x_j and the training points, and an update of w changes one coefficient. "
          "On the linear kernel your kernel_perceptron must make exactly the updates of your perceptron.",

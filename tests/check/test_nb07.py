@@ -70,6 +70,25 @@ def test_fallbacks_take_the_notebook_calls():
     assert np.array_equal(check.nb07_exercise_5b(blank)(X @ X.T, y), np.full(4, 100.0))
 
 
+def test_the_strict_test_is_named(capsys):
+    """`< 0` for `<= 0` makes no update: its ✘ says so, not 'off by one constant factor, about 0' (issue 44)."""
+    assert check.nb07_exercise_5a(primal_with_strict_inequality) is not primal_with_strict_inequality
+    out = capsys.readouterr().out
+    assert "made no update at all" in out and "constant factor" not in out
+
+    def dual_strict(K, y, max_epochs=100):
+        alpha = np.zeros(len(y))
+        for _ in range(max_epochs):
+            for j in range(len(y)):
+                if y[j] * (K[j] @ (alpha * y)) < 0:
+                    alpha[j] += 1
+        return alpha
+
+    assert check.nb07_exercise_5b(dual_strict) is not dual_strict
+    out = capsys.readouterr().out
+    assert "made no update at all" in out and "constant factor" not in out
+
+
 def test_near_misses_are_caught(capsys):
     assert check.nb07_exercise_5a(primal_with_strict_inequality) is not primal_with_strict_inequality
     forgot_a = lambda K, y, a: np.linalg.solve(K, y) if a == 0 else np.linalg.solve(K + np.eye(len(y)), y)  # noqa
