@@ -31,6 +31,7 @@ import re
 from collections import Counter
 
 import numpy as np
+from sklearn.model_selection import GroupKFold, KFold
 
 from .. import text as _text
 from ..adatron_reference import adatron_with_bias as _adatron_with_bias
@@ -397,9 +398,53 @@ def _with_empty_documents(X, language):
     return X @ X.T
 
 
-def _compare_accuracies(expected, got):
+def _accuracies_split_by(case, split):
+    """pair_accuracy's folds made by `split(K_pair, labels, article)` instead of GroupKFold by article."""
+    K, language, article, first, second, adatron, C, n_folds = case.args
+    K, language, article = np.asarray(K, dtype=float), np.asarray(language), np.asarray(article)
+    index = np.flatnonzero((language == first) | (language == second))
+    labels = np.where(language[index] == first, -1.0, 1.0)
+    K_pair = K[np.ix_(index, index)]
+    accuracies = []
+    for train, test in split(K_pair, labels, article[index], n_folds):
+        alpha, b = adatron(K_pair[np.ix_(train, train)], labels[train], C)
+        decision = K_pair[np.ix_(test, train)] @ (np.asarray(alpha) * labels[train]) + b
+        accuracies.append(np.mean(np.sign(decision) == labels[test]))
+    return np.array(accuracies)
+
+
+# Folds that ignore the articles: a translation of a test article can then sit in the training block.
+_UNGROUPED = (
+    ("KFold(n_splits=n_folds)", lambda K, y, groups, k: KFold(n_splits=k).split(K, y)),
+    ("GroupKFold without the articles as groups", lambda K, y, groups, k: GroupKFold(n_splits=k).split(
+        K, y, groups=np.arange(len(y)))),
+)
+
+
+def _ungrouped_folds(expected, got, case) -> bool:
+    """True when `got` is what folds that ignore the articles give on this case (and not what GroupKFold gives)."""
+    if case is None or len(case.args) != 8:
+        return False
+    for _, split in _UNGROUPED:
+        if split is None:
+            continue
+        try:
+            other = _accuracies_split_by(case, split)
+        except Exception:     # a case the other splitter cannot split: not this mistake
+            continue
+        if other.shape == got.shape and not np.allclose(other, expected) and np.allclose(other, got):
+            return True
+    return False
+
+
+def _compare_accuracies(expected, got, case=None):
     problem = allclose(rtol=1e-9, atol=1e-12)(expected, got)
     if problem and isinstance(got, np.ndarray) and got.shape == expected.shape:
+        if _ungrouped_folds(expected, got, case):
+            return Problem(problem, "folds-ignore-articles",
+                           "These are the accuracies of folds that ignore the articles (KFold, or one group per "
+                           "document): a translation of a test article then sits among the training documents. "
+                           "Group the folds by article (GroupKFold with groups=article).")
         if np.allclose(np.sort(got), np.sort(expected)):
             return Problem(problem, "fold-order", "The same accuracies in another order: keep the folds in "
                                                   "GroupKFold's order.")

@@ -439,6 +439,25 @@ def test_classify_slips_are_caught(make_slip, capsys):
     assert "✘" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("make_slip", [
+    _classify_slip("GroupKFold(n_splits=n_folds).split(K_chosen, labels, groups=article[chosen])",
+                   "__import__('sklearn.model_selection').model_selection.KFold(n_folds).split(K_chosen)"),
+    _classify_slip("groups=article[chosen]", "groups=np.arange(len(chosen))"),
+], ids=["KFold", "one group per document"])
+def test_folds_that_ignore_the_articles_are_named(make_slip, capsys):
+    """The ✘ of ungrouped folds names the folds, not the decision value (issue 44)."""
+    slip = make_slip()
+    assert check.nb06_exercise_7_classify(slip) is not slip
+    out = capsys.readouterr().out
+    assert "folds that ignore the articles" in out and "eq. 6 plus b" not in out
+
+
+def test_the_bias_slip_is_not_blamed_on_the_folds(capsys):
+    slip = _classify_slip("(alpha * labels[train]) + b", "(alpha * labels[train])")()
+    assert check.nb06_exercise_7_classify(slip) is not slip
+    assert "folds that ignore the articles" not in capsys.readouterr().out
+
+
 def test_classify_changed_input_is_caught(capsys):
     def scales_K(K, language, article, first, second, adatron, C=1.0, n_folds=5):
         K *= 1.0
