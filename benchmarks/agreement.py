@@ -77,8 +77,8 @@ def kgs_rows():
     for seed in (1, 2):
         started, cpu = time.perf_counter(), time.process_time()
         model = BayesPointMachine(q=0.1, kernel="rbf", L=1.0, random_state=seed).fit(X, y_noisy)
-        p_plus = model.vote_proba(X_test)[:, 1]
-        runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started))
+        p_plus, votes = model.vote_proba(X_test)[:, 1], model.vote_convergence(X_test)
+        runs.append((p_plus, (votes.rhat, votes.mc_error), time.perf_counter() - started))
         cpu_seconds.append(time.process_time() - cpu)       # this process's CPU time: what a quiet machine takes
         samples.append(int(model.chain_alphas_.shape[1]))   # per chain, as the "auto" run stopped
     row = _compare("KGS vote, 76 points with 10% flipped labels, q = 0.1, 760 test points", runs, y_test)

@@ -230,16 +230,21 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
 
 
 class LatestRun:
-    """Holds the diagnostics of an estimator's latest sampler run, so that predicting adds no attributes."""
+    """Holds the diagnostics of BayesianTransduction's latest sampler run (kgslab.billiard).
+
+    Its predict writes the run here: a fitted model's rhat_ / ess_ / mc_error_ then change with each predict,
+    so two threads predicting with one model see each other's diagnostics.
+    """
 
     run = None
 
 
 class ConvergenceReport:
-    """rhat_, ess_ and mc_error_ of an estimator's latest sampler run (a mixin for the two samplers' estimators).
+    """rhat_, ess_ and mc_error_ of an estimator's latest sampler run, read from the LatestRun in ``self._last``.
 
-    The estimator keeps a LatestRun in ``self._last`` and says in ``_diagnostic(name)`` which run that is and
-    what it needs first (kgs: the latest vote, fit included; billiard: the latest predict).
+    The estimator says in ``_diagnostic(name)`` which run that is and what it needs first (BayesianTransduction:
+    the latest predict).  The Bayes point machine (kgslab.kgs) needs none of this: its diagnostics are the fit's
+    attributes, and `vote_convergence(X)` returns those of a vote.
     """
 
     def _diagnostic(self, name):

@@ -62,8 +62,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import circle as _circle   # eq. 4's votes per draw, with notebook 08's exercise references: private
 from . import evidence
 from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE,
-                         SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, ConvergenceReport, KernelClassifier,
-                         LatestRun)
+                         SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, KernelClassifier)
 from ._kgs_engine import Chains, check_steps, start_points, version_space_start
 from ._parameters import Interval, checks_parameters
 from ._validation import (
@@ -235,7 +234,7 @@ def vote(alphas, K_test):
 # ---------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------
-class BayesPointMachine(ConvergenceReport, KernelClassifier):
+class BayesPointMachine(KernelClassifier):
     """Bayes point machine and Bayesian transduction from KGS samples (section 4).
 
     fit runs n_chains independent chains on the posterior with flip rate q; n_samples per chain is an
@@ -244,9 +243,9 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
     `predict` / `decision_function` use the Bayes point w_bp = mean of the samples (eq. 5);
     `transduce` and `vote_proba` use the vote of the samples (eq. 4); `entropy` is the
     binary entropy of the vote (active learning); `log_evidence` estimates ln E_W[L[W, z]].
-    `rhat_`, `ess_` and `mc_error_` are the diagnostics of the latest votes: after fit those of `gibbs_run`'s
-    monitored points (the training points, then the midpoints), after vote_proba / transduce / entropy those
-    on the points given.
+    `rhat_`, `ess_` and `mc_error_` are the diagnostics of the fit: those of `gibbs_run`'s monitored votes (the
+    training points, then the midpoints between the classes).  Predicting changes no attribute (so two threads
+    may predict with one fitted model); `vote_convergence(X)` gives the diagnostics of the votes on X.
     kernel is "rbf" (width L), "linear" or "precomputed" (X is then the Gram matrix).
     """
 
@@ -282,24 +281,28 @@ class BayesPointMachine(ConvergenceReport, KernelClassifier):
         self.train_gram_ = gram
         self.y_pm1_ = y_pm1
         self.sample_errors_ = evidence.training_errors(self.alphas_ @ gram, y_pm1)
-        self._last = LatestRun()
-        self._last.run = run
+        self.rhat_, self.ess_, self.mc_error_ = run.rhat, run.ess, run.mc_error
         return self
-
-    def _diagnostic(self, name):
-        check_is_fitted(self, "alphas_")
-        return getattr(self._last.run, name)
 
     def _decision_gram(self, K_test):
         return K_test @ self.bayes_point_
 
     def vote_proba(self, X):
         """Vote fractions (n, 2): column k is the fraction of samples voting for classes_[k] (eq. 4)."""
-        draws = _circle.vote_draws(self.chain_alphas_, self._cross_kernel(X))
-        if draws.shape[1] >= 4:
-            self._last.run = summarise(draws, self.target_error)
-        p_plus = draws.mean(axis=(0, 1))
+        p_plus = _circle.vote_draws(self.chain_alphas_, self._cross_kernel(X)).mean(axis=(0, 1))
         return np.column_stack([1.0 - p_plus, p_plus])
+
+    def vote_convergence(self, X):
+        """R-hat, ESS and MC error of the vote on every row of X (a `kgslab.diagnostics.Convergence`).
+
+        The chains' votes on X (eq. 4, one per sample) summarised as `gibbs_run` summarises its monitored votes,
+        against the estimator's target_error; the samples are the fit's, so this draws nothing.
+        """
+        draws = _circle.vote_draws(self.chain_alphas_, self._cross_kernel(X))
+        if draws.shape[1] < 4:
+            raise ValueError(f"vote_convergence needs at least 4 samples per chain (split R-hat halves each chain "
+                             f"twice); this fit kept {draws.shape[1]} (n_samples)")
+        return summarise(draws, self.target_error)
 
     def transduce(self, X):
         """Labels by the majority vote of the samples (eq. 4); a tie goes to classes_[0]."""

@@ -138,24 +138,27 @@ def kernel_ridge(K, y, gamma: float) -> np.ndarray:
     Gram matrix is then numerically singular and the least-squares
     (minimum-norm) solution is returned instead of a Cholesky failure.
     """
-    K = as_gram(K, "K")
+    K = as_gram(K, "K", psd=False)   # definiteness from the one eigendecomposition below
     y = as_vector(y, "y", length=K.shape[0], length_of="K")
     gamma = as_scalar(gamma, "gamma", low=0.0)
     n_points = K.shape[0]
-    eigenvalues = scipy.linalg.eigvalsh(K)
+    # One factorisation serves the PSD check, the rounding cut-off and the solve: with K = U diag(s) U',
+    # alpha = U diag(1 / (s + gamma l)) U' y.
+    eigenvalues, eigenvectors = scipy.linalg.eigh(K)
+    require_psd(float(eigenvalues[0]), K, "K")
     rounding = _rounding_level(eigenvalues, n_points)
-    if gamma * n_points + eigenvalues[0] > rounding:
-        return _solve_spd(K + gamma * n_points * np.eye(n_points), y)
-    # K + gamma l I has eigenvalues at the level of rounding errors: its inverse would be decided by
-    # them (|alpha| ~ 1e15 for an RBF kernel and gamma = 0).  Those directions are dropped instead.
-    warnings.warn(
-        f"gamma = {gamma:.3g} leaves K + gamma l I numerically singular (smallest eigenvalue "
-        f"{eigenvalues[0] + gamma * n_points:.3g}, rounding level {rounding:.3g}); returning the "
-        "minimum-norm least-squares alpha, ignoring the eigenvalues below the rounding level. "
-        "Use gamma > 0 for a well-defined fit.", NumericallySingularWarning, stacklevel=2)
-    solution, *_ = scipy.linalg.lstsq(K + gamma * n_points * np.eye(n_points), y,
-                                      cond=rounding / max(float(eigenvalues[-1]), 1e-300))
-    return solution
+    shifted = eigenvalues + gamma * n_points
+    keep = shifted > rounding
+    if not keep.all():
+        # K + gamma l I has eigenvalues at the level of rounding errors: its inverse would be decided by
+        # them (|alpha| ~ 1e15 for an RBF kernel and gamma = 0).  Those directions are dropped instead, which
+        # gives the minimum-norm least-squares alpha.
+        warnings.warn(
+            f"gamma = {gamma:.3g} leaves K + gamma l I numerically singular (smallest eigenvalue "
+            f"{shifted[0]:.3g}, rounding level {rounding:.3g}); returning the "
+            "minimum-norm least-squares alpha, ignoring the eigenvalues below the rounding level. "
+            "Use gamma > 0 for a well-defined fit.", NumericallySingularWarning, stacklevel=2)
+    return eigenvectors[:, keep] @ ((eigenvectors[:, keep].T @ y) / shifted[keep])
 
 
 class NumericallySingularWarning(UserWarning):

@@ -67,8 +67,26 @@ def test_estimators_report_diagnostics_after_fit_and_predict():
     assert np.all(model.mc_error_ < 0.01) and np.all(np.isfinite(p))
     bpm = kgs.BayesPointMachine(q=0.1, kernel="linear", random_state=0).fit(X, y)
     assert bpm.rhat_.shape[0] > 10 and bpm.alphas_.shape[0] % 4 == 0    # training and midpoint votes after fit
-    bpm.vote_proba(T)
-    assert bpm.mc_error_.shape == (6,)                                    # the points of the latest vote
+    fitted = {name: value.copy() for name, value in vars(bpm).items() if isinstance(value, np.ndarray)}
+    proba = bpm.vote_proba(T)
+    bpm.transduce(T), bpm.entropy(T), bpm.predict(T)
+    for name, value in fitted.items():                                    # predicting changes no attribute
+        np.testing.assert_array_equal(getattr(bpm, name), value, err_msg=name)
+    votes = bpm.vote_convergence(T)                                       # the diagnostics of the votes on T
+    assert votes.rhat.shape == votes.ess.shape == votes.mc_error.shape == (6,)
+    np.testing.assert_allclose(proba[:, 1], circle.vote_draws(bpm.chain_alphas_, linear_kernel(T, X)).mean(axis=(0, 1)))
+    # on the training points, the votes fit monitored (gibbs_run's own path, in coordinates): the same diagnostics
+    on_training = bpm.vote_convergence(X)
+    np.testing.assert_allclose(on_training.mc_error, bpm.mc_error_[:len(X)], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(on_training.ess, bpm.ess_[:len(X)], rtol=1e-9)
+
+
+def test_vote_convergence_needs_four_samples_per_chain():
+    X, y, T = separable_r3(seed=4, n_train=10, n_test=6)
+    bpm = kgs.BayesPointMachine(q=0.1, kernel="linear", n_samples=3, burn_in=5, thin=1, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"vote_convergence needs at least 4 samples per chain .* kept 3 \(n_samples\)"):
+        bpm.vote_convergence(T)
+    assert bpm.vote_proba(T).shape == (6, 2)
 
 
 @pytest.mark.parametrize("call, error, message", [

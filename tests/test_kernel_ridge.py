@@ -115,3 +115,32 @@ def test_linear_fit_errors_reference_matches_sklearn_linear_regression():
     train, test = linear_fit_errors(X[:100], y[:100], X[100:], y[100:], 0.0)
     assert train == pytest.approx(mse(y[:100], peer.predict(X[:100])), rel=1e-8)
     assert test == pytest.approx(mse(y[100:], peer.predict(X[100:])), rel=1e-8)
+
+
+def test_a_rank_deficient_kernel_gives_the_minimum_norm_least_squares_alpha():
+    # K = B B' of rank 3 on 20 points, gamma = 0: the directions of the 17 zero eigenvalues are dropped, which is
+    # the pseudo-inverse solution (numpy's pinv, by an SVD, as the independent reference)
+    rng = np.random.default_rng(4)
+    B = rng.standard_normal((20, 3))
+    K, y = B @ B.T, rng.standard_normal(20)
+    from kgslab.regression import NumericallySingularWarning
+    with pytest.warns(NumericallySingularWarning, match="gamma = 0 leaves K"):
+        alpha = kernel_ridge(K, y, 0.0)
+    np.testing.assert_allclose(alpha, np.linalg.pinv(K, rcond=1e-10, hermitian=False) @ y, rtol=1e-9, atol=1e-12)
+
+
+def test_kernel_ridge_factorises_K_once(monkeypatch):
+    # one eigendecomposition serves the PSD check, the rounding cut-off and the solve (no eigvalsh, Cholesky or
+    # least-squares factorisation besides it), whichever branch
+    import scipy.linalg
+    calls = []
+    real_eigh = scipy.linalg.eigh
+    monkeypatch.setattr(scipy.linalg, "eigh", lambda *a, **k: calls.append("eigh") or real_eigh(*a, **k))
+    for name in ("eigvalsh", "cholesky", "cho_factor", "solve", "lstsq"):
+        monkeypatch.setattr(scipy.linalg, name, lambda *a, _name=name, **k: pytest.fail(f"{_name} called"))
+    monkeypatch.setattr(np.linalg, "eigvalsh", lambda *a, **k: pytest.fail("np.linalg.eigvalsh called"))
+    K, y, _ = _sinc_split()
+    kernel_ridge(K, y, 1e-3)
+    with pytest.warns(UserWarning):
+        kernel_ridge(K, y, 0.0)
+    assert calls == ["eigh", "eigh"]
