@@ -85,8 +85,8 @@ HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES = {name: _NO_VERSION_SPACE for name in
 
 # BayesianTransduction's "auto" run (its default) lasts until every *requested* test point's p+ has Monte Carlo
 # error below target_error, so a subset of the points gets a run of another length and estimates that differ
-# within their error (0.004 against a target of 0.01 on sklearn's check data, precomputed, lam = 1).  The
-# Bayes point machine monitors training quantities only, so its run does not depend on the points asked for.
+# within that error.  The Bayes point machine monitors training quantities only, so its run does not depend on
+# the points asked for.
 TRANSDUCTION_AUTO_EXPECTED_FAILURES = {
     "check_methods_subset_invariance":
         "with n_bounces='auto' the billiard runs until every requested test point's p+ meets the Monte Carlo "

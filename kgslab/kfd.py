@@ -186,8 +186,8 @@ def _log_label_table(y_index, flip_rates):
 def _e_step(log_density, y_index, flip_rates):
     """Posterior q_n(y) (n, 2) and the log-likelihood sum_n ln sum_y p(x_n|y) P(y|yhat_n)."""
     joint = log_density + _log_label_table(y_index, flip_rates)
-    # ln(e^a + e^b) over the two labels: numpy's logaddexp, the two-term logsumexp (measured on 400 points: scipy's
-    # logsumexp 99 us a call, most of it in its array-API wrappers, logaddexp 6; notebook 10's EM calls it 5500 times)
+    # ln(e^a + e^b) over the two labels: numpy's logaddexp, the two-term logsumexp, without the array-API wrappers
+    # of scipy's logsumexp that cost more than its arithmetic on a few hundred points (the EM calls it every step)
     per_point = np.logaddexp(joint[:, 0], joint[:, 1])
     posterior = np.exp(joint - per_point[:, None])
     return posterior, float(per_point.sum())

@@ -202,7 +202,8 @@ def gibbs_sample(K, y, q, n_samples, *, burn_in: int = 100, thin: int = 10, rand
     q in [0, 0.5): the assumed flip rate (q = 0 samples version space uniformly and
     starts from a hard-margin point, raising a ValueError when there is none);
     burn_in steps are discarded, then one sample is kept every `thin` steps.
-    Each step costs one matrix-vector product and a sort of 2m angles.
+    Each step costs one matrix-vector product and a sort of m crossing angles (those on half the circle: the other
+    half mirrors them, `kgslab._kgs_engine`).
     Several chains with their diagnostics: `gibbs_run`.
     """
     features, to_alpha = kernel_coordinates(K)

@@ -135,8 +135,9 @@ def kernel_ridge(K, y, gamma: float) -> np.ndarray:
     eq. (6): f(x_test) = sum_i K(x_i, x_test) alpha_i, i.e. ``K_test @ alpha``.
 
     gamma = 0 is allowed, to see what happens without regularisation: an RBF
-    Gram matrix is then numerically singular and the least-squares
-    (minimum-norm) solution is returned instead of a Cholesky failure.
+    Gram matrix is then numerically singular, and the least-squares
+    (minimum-norm) solution is returned, with a NumericallySingularWarning,
+    rather than an inverse decided by rounding errors.
     """
     K = as_gram(K, "K", psd=False)   # definiteness from the one eigendecomposition below
     y = as_vector(y, "y", length=K.shape[0], length_of="K")
