@@ -243,7 +243,6 @@ class KernelBilliard:
             self._refresh()
         elif status == _DIRECTION_LOST:                # v came out parallel to w: start afresh
             self._new_direction()
-        return status
 
     def step(self):
         """Fly to the next event (a wall, or a refresh of the direction); return the arc flown."""
