@@ -97,8 +97,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("05", "c30", "0.001"): "a bound on the printed differences of the dual objectives (each below 0.001)",
     ("07", "use-d", "19"): "the 20 orders of the code (range(1, 20) and the natural one): 19 shuffles",
     ("07", "c40", "19"): "the 20 orders of the code (range(1, 20) and the natural one): 19 random ones",
-    ("08", "c31", "1.4"): "R-hat measured outside the notebook, over twelve runs with other seeds (as the sentence "
-                          "says); this run's R-hat is in the right panel",
     ("08", "c03", "-0.8"): "the colour scale of the paper's Figure 1 (seed 001)",
     ("08", "c03", "-0.2"): "the colour scale of the paper's Figure 1 (seed 001)",
     ("08", "c05", "-0.5"): "0.2 ln 0.2 + 0.8 ln 0.8 = -0.500: the formula the sentence writes out",

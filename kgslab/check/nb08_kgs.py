@@ -3,6 +3,8 @@ step of the sampler, the vote draws of several chains."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from .. import circle as _kit_circle, kgs as _kgs
@@ -71,6 +73,34 @@ def _step_cases():
                        q=0.1, L=1.0, flips=3)]
 
 
+def _step_slip(got, case):
+    """(id, words) of a recognised slip of steps 6-8 that lands `got` elsewhere on the right circle, or None.
+
+    Each slip is replayed with a copy of the case's generator, so its draw is the one the step would make.
+    """
+    features, y, w, v, q, rng = case.args
+    features, y, w, v = (np.asarray(a, dtype=float) for a in (features, y, w, v))
+    angles = _kit_circle.crossing_angles(features @ w, features @ v, y)
+    boundaries, errors = _kit_circle.arc_errors_by_sweep(angles)
+    m = len(y)
+    slips = [("error-sign", boundaries, m - errors, 1.0,
+              "your step drew the angle as if the arcs' counts were of correct points, not of errors (m - e "
+              "for e): the error count goes up where a point becomes an error and down where it becomes correct "
+              "again (exercise 2), and eq. (3) weights an arc by q^e (1 - q)^(m - e) with e its errors"),
+             ("sine-sign", boundaries, errors, -1.0,
+              "your step drew the right angle theta but moved to cos(theta) w - sin(theta) v: the circle of steps "
+              "3-8 is w(theta) = cos(theta) w + sin(theta) v, the one the crossing angles were computed on")]
+    for name, bounds, counts, sign, words in slips:
+        try:
+            theta = _kit_circle.sample_angle(bounds, counts, q, copy.deepcopy(rng))
+        except Exception:       # the slip's density is not a density here: not this slip
+            continue
+        slipped = np.cos(theta) * w + sign * np.sin(theta) * v
+        if np.allclose(got, slipped, rtol=1e-9, atol=1e-9):
+            return name, words
+    return None
+
+
 def _compare_step(expected, got, case):
     problem = allclose(rtol=1e-9, atol=1e-9)(expected, got)
     if problem is None or not isinstance(got, np.ndarray) or got.shape != expected.shape \
@@ -89,6 +119,9 @@ def _compare_step(expected, got, case):
     if np.allclose(got, w, atol=1e-9):
         return Problem(problem, "did-not-move", "your new point is the current point w: step 8 moves to the drawn "
                                                 "angle theta")
+    slip = _step_slip(got, case)
+    if slip is not None:
+        return Problem(problem, *slip)
     return Problem(problem, "wrong-angle", "your new point lies on the right great circle but at another angle. The "
                    "angle must come from the arcs of exercises 1-2 (the crossings of w and v with the training "
                    "points, and the arc errors), drawn by the kit's step-7 function with the generator rng given, "

@@ -125,6 +125,26 @@ def test_the_step_check_passes_a_right_step_and_diagnoses_wrong_ones(capsys):
         assert "cos(theta) coords" not in out                  # the code-level hint only on request
 
 
+def test_the_step_check_names_a_slip_of_the_error_counts_or_of_the_sine(capsys):
+    """An error-sign slip is named as such, not blamed on the random draws (issue 44)."""
+    def error_sign(features, y, coords, direction, q, rng):
+        angles = circle.crossing_angles(features @ coords, features @ direction, y)
+        boundaries, errors = circle.arc_errors_by_sweep(angles)
+        theta = circle.sample_angle(boundaries, len(y) - errors, q, rng)
+        return math.cos(theta) * coords + math.sin(theta) * direction
+
+    def sine_sign(features, y, coords, direction, q, rng):
+        angles = circle.crossing_angles(features @ coords, features @ direction, y)
+        theta = circle.sample_angle(*circle.arc_errors_by_sweep(angles), q, rng)
+        return math.cos(theta) * coords - math.sin(theta) * direction
+
+    for student, words in [(error_sign, "counts were of correct points, not of errors"),
+                           (sine_sign, "cos(theta) w - sin(theta) v")]:
+        assert reference_of(check.nb08_exercise_3(student)) is circle.step_on_circle
+        out = capsys.readouterr().out
+        assert words in out and "nothing else drawn from it before" not in out, out
+
+
 def test_the_step_check_refuses_a_changed_input_and_an_endless_loop(capsys, monkeypatch):
     def normalises_in_place(features, y, coords, direction, q, rng):
         coords /= np.linalg.norm(coords)
