@@ -190,6 +190,11 @@ def _curve_diagnosis(expected, got):
     if _close(expected[0], got[0]) is not None:
         return Problem(problem, "rejection", "Your rejection rates are off: a point is rejected when its confidence "
                        "is strictly below theta (equal is kept), and the rate is over all points.")
+    none_kept = np.isnan(np.asarray(expected[1], dtype=float))
+    mine = np.asarray(got[1], dtype=float) if np.shape(got[1]) == np.shape(expected[1]) else None
+    if mine is not None and none_kept.any() and _close(expected[1][~none_kept], mine[~none_kept]) is None:
+        return Problem(problem, "no-error-rate", "Right wherever a point is kept; where every point is rejected there "
+                       "is no error rate to compute: return NaN (np.nan) for that threshold, not a number.")
     return Problem(problem, "error-on-accepted", "Rejection is right, the error is not: count the wrong labels among "
                    "the points that are NOT rejected and divide by how many those are.")
 
@@ -198,7 +203,7 @@ nb09_exercise_4 = Exercise(
     "nb09_exercise_4", "Exercise 9.4 (error against rejection rate)",
     _billiard_reference.error_rejection_curve, _nb09_exercise_4_cases, points=2, compare=_curve_diagnosis,
     hint="for each threshold two numbers: the share of all points whose confidence is below it, and the "
-         "error among the others only.",
+         "error among the others only (NaN where no point is kept).",
     code_hint="compare the confidences with every threshold at once by broadcasting (thresholds as a column): "
               "a boolean matrix (thresholds x points) of rejected points; its row means are the rejection "
               "rates; count accepted and wrong per row with sums.")
