@@ -67,7 +67,6 @@ CITES: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("09", "c39"): (("3b0dc675: committed   heart", "claims-code: heart, the 100 'auto' splits"),
                     "the question (c38) asks for the heart rows of the tables above: the share with c_trans = 1 "
                     "(committed runs) and the 'auto' lines on the errors at theta = 1"),
-    ("10", "c45"): (("c35",), "the summary quotes the test of section 5's noise-rate claim"),
 }
 
 # (notebook, markdown cell id, number as written): why the prose may quote it although no anchored output prints it.

@@ -1,6 +1,6 @@
 """Data for notebook 10 (the noisy kernel Fisher discriminant, seed 003): the toy, the digits pair, the sky.
 
-* `kfd_toy_data`: the paper's toy problem with the settings of PAPER_FACTS.md.
+* `kfd_toy_data`: the paper's toy problem with the authors' settings (kgslab/papers/SETTINGS.md).
 * `digits_pair`: two classes of scikit-learn's 8 x 8 digits, split into
   training and test points, with label noise induced in the training labels.
 * `load_photograph`, `load_sky_mask`, `sky_block_features`, `sky_pixels`:
@@ -27,7 +27,7 @@ __all__ = [
 
 # ---- the toy problem ----------------------------------------------------------------------------
 
-#: The toy's settings (PAPER_FACTS.md, from the authors' scripts).  Class 1 is the
+#: The toy's settings (from the authors' scripts, listed in kgslab/papers/SETTINGS.md).  Class 1 is the
 #: weakly correlated Gaussian (correlation 0.45) and 4 times as likely as class 2,
 #: the strongly correlated one (correlation 0.89); covariance = factor @ factor.T.
 KFD_TOY = {

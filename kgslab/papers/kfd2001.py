@@ -184,7 +184,7 @@ def toy_likelihood_maximum(X, y, near_means, n_starts=4, random_state=None):
 #: 64 pixels in [0, 1], mu = 1 (about 215 training points), the paper's 200 basis points.
 DIGITS_SETTINGS = dict(kernel="rbf", L=2.0, mu=1.0, n_basis=200)
 DIGITS_NOISE_RATES = (0.0, 0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6)
-#: The authors' grid (PAPER_FACTS.md).
+#: The authors' grid (their scripts; kgslab/papers/SETTINGS.md).
 DIGITS_NOISE_RATES_FULL = (0.0, 0.1, 0.2, 0.3, 0.4, 0.42, 0.44, 0.46, 0.48, 0.5, 0.52, 0.54, 0.56, 0.58, 0.6,
                            0.7, 0.8, 0.9, 1.0)
 

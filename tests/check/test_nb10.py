@@ -1,6 +1,7 @@
 """Notebook 10's checks: independent solutions pass, blanks fall back to the reference, near misses are caught."""
 
 import numpy as np
+import pytest
 
 from kgslab import check, kfd
 from kgslab.check.core import reference_of
@@ -201,8 +202,22 @@ def test_diagnoses_name_what_is_off(capsys):
 
     check.nb10_exercise_5(lambda K, q, mu: 2.5 * explicit_fisher(K, q, mu))
     assert "factor close to 2.5" in capsys.readouterr().out
-    check.nb10_exercise_5(lambda K, q, mu: -explicit_fisher(K, q, mu))
-    assert "wrong way" in capsys.readouterr().out
+    check.nb10_exercise_5(lambda K, q, mu: -2.5 * explicit_fisher(K, q, mu))
+    assert "factor close to -2.5" in capsys.readouterr().out
+
+
+def test_the_opposite_sign_maximises_J_too(capsys):
+    """(N + mu I)^{-1} (M_0 - M_1) maximises the Rayleigh quotient as well: ✔ (issue 44), and J agrees."""
+    opposite = lambda K, q, mu: -explicit_fisher(K, q, mu)  # noqa: E731
+    assert check.nb10_exercise_5(opposite) is opposite
+    assert "✔" in capsys.readouterr().out
+    rng = np.random.default_rng(0)
+    K, q = rng.normal(size=(30, 5)), np.eye(2)[rng.integers(0, 2, 30)]
+    alpha = explicit_fisher(K, q, 0.1)
+    M = q.T @ K / q.sum(axis=0)[:, None]
+    N = sum((q[:, c, None] * (K - M[c])).T @ (K - M[c]) for c in (0, 1)) + 0.1 * np.eye(5)
+    J = lambda a: (a @ (M[1] - M[0])) ** 2 / (a @ N @ a)  # noqa: E731
+    assert J(-alpha) == pytest.approx(J(alpha)) and J(alpha) >= J(alpha + 0.1 * rng.normal(size=5))
 
     def reversed_rates(e, p):
         observed, flip = convert(e, p)
