@@ -255,11 +255,26 @@ def _on_processes(jobs: int, tasks: list[dict], finish, work=grade_submission) -
                 queue.append(task)
 
 
+# What every worker imports before its first submission: nbgrader, and the kit's grader and checks that nbgrader's
+# autograde loads from the course's configuration (seconds of CPU each).  A fork server imports them once and
+# forks each worker from that state, so a worker's first submission does not pay them again.
+PRELOAD = ["kgslab.grade.worker", "nbgrader.api", "nbgrader.converters", "kgslab.grader", "kgslab.check"]
+
+
+def _context():
+    """The workers' start method: a fork server that preloaded PRELOAD where the platform has one (Linux,
+    macOS), else a fresh interpreter each (spawn).  Never a fork of this process, which holds the course's
+    gradebook connection."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
 def _pool(jobs: int, tasks: list[dict], finish, work) -> list[dict]:
     """Grade `tasks` on a pool of `jobs` processes; return those left ungraded when a worker died."""
-    # spawn: a worker is a fresh interpreter, not a fork of this process and its open gradebook connection.
-    context = multiprocessing.get_context("spawn")
-    executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=_context())
     futures = {executor.submit(work, task): task for task in tasks}
     broken = []
     try:
