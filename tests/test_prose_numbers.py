@@ -88,7 +88,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
                         "106.4 / 17.75 = 6.0 (K_2mer), printed in the table above",
     ("04", "c08", "194"): "the other articles of a language: 195 (printed in the corpus table) minus the document",
     ("04", "c10a", "125"): "the longest articles of the printed block have 124 to 128 words: 'the 125-word ones'",
-    ("04", "c18", "1.2"): "the 95%/5% quantile ratio shown in the figure's legend (a figure, not a text output)",
     ("04", "c18", "90"): "a right angle: the largest angle between two count vectors, a constant",
     ("04", "c35", "0.55"): "Spearman(distance from the centre, length) of K_2mer before normalising, in the title of "
                            "the kernel PCA panel (a figure, not a text output)",
