@@ -73,6 +73,9 @@ c.Execute.timeout = {timeout}
 # A deleted test cell comes back (and scores from the grader's verdict), not "needs manual grade";
 # kgslab.grader.RestoreDeletedCells puts it back after its check cell (nbgrader 0.9's own placement fails there).
 c.OverwriteCells.add_missing_cells = True
+# A submitted file that is not a notebook is graded as the released notebook left blank, with the reason as its
+# verdict and comment, instead of getting no row (kgslab.grader.SubmissionExporter).
+c.Autograde.exporter_class = "kgslab.grader.SubmissionExporter"
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",

@@ -36,9 +36,19 @@ in the check's own words.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import tempfile
+
 from nbformat.v4 import new_output
 
 try:
+    import nbformat
+    from jupyter_client.manager import AsyncKernelManager
+    from nbconvert.exporters import NotebookExporter
     from traitlets import Float, Unicode                 # nbgrader's configuration system
     from nbgrader.api import Gradebook
     from nbgrader.preprocessors import Execute, NbGraderPreprocessor, OverwriteCells
@@ -46,7 +56,8 @@ except ModuleNotFoundError as missing:      # students never need it: grading ha
     raise ModuleNotFoundError("kgslab.grader runs inside nbgrader, on the instructor's side: pip install nbgrader "
                               "(the kit's test extra has it)") from missing
 
-__all__ = ["GradeOutsideKernel", "ExecuteAndCarryOn", "FlagsForTheInstructor", "RestoreDeletedCells"]
+__all__ = ["GradeOutsideKernel", "ExecuteAndCarryOn", "FlagsForTheInstructor", "RestoreDeletedCells",
+           "SubmissionExporter"]
 
 
 def _grade_id(cell) -> str:
@@ -60,6 +71,46 @@ def _exercise_key(cell, known) -> str | None:
         return None
     key = _grade_id(cell).split("-", 1)[-1]
     return key if key in known else None
+
+
+NOT_A_NOTEBOOK = "not_a_notebook"
+
+
+class SubmissionExporter(NotebookExporter):
+    """nbconvert's NotebookExporter, except that a submitted file that is not a notebook is still graded.
+
+    nbgrader reads each submission with nbformat; a file that is not one (broken JSON, a renamed PDF, an empty
+    file) made autograde skip it, and the student had no row in the gradebook.  Here such a file is graded as
+    the released notebook with nothing written in it, and its notebook metadata keeps the reason
+    (``metadata.kgslab.not_a_notebook``): every exercise scores 0 with "not a notebook: ..." as its verdict
+    (`GradeOutsideKernel`) and as the instructor's comment (`FlagsForTheInstructor`).
+    """
+
+    def from_filename(self, filename, resources=None, **kw):
+        try:
+            with open(filename, encoding="utf-8") as stream:
+                nbformat.read(stream, as_version=4)
+        except Exception as error:  # noqa: BLE001 -- whatever is wrong with the file, the student gets a row
+            return self.from_notebook_node(self._stand_in(filename, resources, error), resources, **kw)
+        return super().from_filename(filename, resources, **kw)
+
+    def _stand_in(self, filename, resources, error):
+        """The released notebook (or an empty one), marked with why the submission could not be read."""
+        info = (resources or {}).get("nbgrader", {})
+        converter, notebook = self.parent, None
+        try:
+            released = converter.coursedir.format_path(converter.coursedir.release_directory, ".",
+                                                       info["assignment"])
+            with open(f"{released}/{info['notebook']}.ipynb", encoding="utf-8") as stream:
+                notebook = nbformat.read(stream, as_version=4)
+        except Exception:  # noqa: BLE001 -- no released copy here: nbgrader puts the grade cells back itself
+            notebook = nbformat.v4.new_notebook()
+        reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:300]
+        notebook.metadata.setdefault("kgslab", {})[NOT_A_NOTEBOOK] = \
+            f"the submitted file {filename.rsplit('/', 1)[-1]} could not be read as a notebook ({reason})"
+        self.log.warning("kgslab: %s is not a notebook (%s); graded as the released notebook, left blank",
+                         filename, reason)
+        return notebook
 
 
 class RestoreDeletedCells(OverwriteCells):
@@ -89,16 +140,53 @@ class RestoreDeletedCells(OverwriteCells):
         return nb, resources
 
 
+class ConfinedKernelManager(AsyncKernelManager):
+    """The kernel manager of a graded submission: its kernel is `kgslab.check.graded_kernel`, confined before it
+    starts, in a folder of its own; `end` kills its process group (all it started) and removes the folder."""
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        if not getattr(self, "home", None):
+            self.home = tempfile.mkdtemp(prefix="kgslab-kernel-")
+        return [sys.executable, "-m", "kgslab.check.graded_kernel", "--home", self.home,
+                "-f", os.path.realpath(self.connection_file), *(extra_arguments or [])]
+
+    async def start_kernel(self, **kwargs):
+        await super().start_kernel(**kwargs)
+        self.group = getattr(self.provisioner, "pgid", None) or getattr(self.provisioner, "pid", None)
+
+    def end(self) -> None:
+        group = getattr(self, "group", None)
+        if group:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+        if getattr(self, "home", None):
+            shutil.rmtree(self.home, ignore_errors=True)
+
+
 class ExecuteAndCarryOn(Execute):
-    """nbgrader's Execute, except that a kernel that dies or a cell that times out does not drop the submission:
-    the grade is decided afterwards, outside the kernel, so it can still be given."""
+    """nbgrader's Execute in a confined kernel (`ConfinedKernelManager`), except that a kernel that dies or a cell
+    that times out does not drop the submission: the grade is decided afterwards, outside the kernel, so it can
+    still be given.  Whatever the kernel started ends with it."""
 
     def preprocess(self, nb, resources, *args, **kwargs):
+        self.kernel_manager_class = ConfinedKernelManager
+        managers = []
+        original = self.create_kernel_manager
+
+        def create_kernel_manager():
+            manager = original()
+            managers.append(manager)
+            return manager
+
+        self.create_kernel_manager = create_kernel_manager
         try:
             return super().preprocess(nb, resources, *args, **kwargs)
         except Exception as err:  # noqa: BLE001 -- CellTimeoutError, DeadKernelError, ...
             self.log.warning("kgslab: the submission's kernel did not finish (%s); grading outside it", err)
             return nb, resources
+        finally:
+            for manager in managers:
+                manager.end()
 
 
 class GradeOutsideKernel(NbGraderPreprocessor):
@@ -119,13 +207,36 @@ class GradeOutsideKernel(NbGraderPreprocessor):
         functions = submission.exercise_functions(sources)
         known = check.exercises()
         verdicts = resources.setdefault("kgslab", {}).setdefault("verdicts", {})
+        unreadable = nb.metadata.get("kgslab", {}).get(NOT_A_NOTEBOOK)
+        if unreadable:
+            self._not_a_notebook(nb, functions, known, verdicts, unreadable)
+            return nb, resources
         with sandbox.session():                   # one fork server for this submission (a fork of the zygote)
             self._grade_cells(nb, functions, known, verdicts, info)
         return nb, resources
 
+    def _not_a_notebook(self, nb, functions, known, verdicts, reason):
+        """Every test cell scores 0, its verdict the reason the submission could not be read."""
+        verdict = f"not a notebook: {reason}"
+        for cell in nb.cells:
+            key = _exercise_key(cell, known)
+            if key is None:
+                continue
+            max_points = float(cell.metadata["nbgrader"].get("points", 0))
+            cell.metadata.setdefault("kgslab", {})["verdict"] = {
+                "exercise": key, "passed": False, "points": 0.0, "max_points": max_points, "cases_failed": [],
+                "mistakes": [{"case": "the submitted file", "mistake": "not-a-notebook", "words": verdict}]}
+            cell.outputs = [new_output("error", ename="AssertionError", evalue=verdict,
+                                       traceback=[f"Graded outside your notebook's kernel: {verdict}"])]
+            verdicts[key] = {"passed": False, "verdict": verdict, "function": functions.get(key, key),
+                             "definitions": [], "confinement": {}, "notes": [verdict]}
+
     def _grade_cells(self, nb, functions, known, verdicts, info):
+        """Grade each test cell in notebook order; then again any that failed while another exercise it may call
+        had not yet been graded and then failed too (it now gets that exercise's fall-back)."""
         from kgslab.check import submission
 
+        graded, order, unknown_then = {}, [], {}
         for index, cell in enumerate(nb.cells):
             key = _exercise_key(cell, known)
             if key is None:
@@ -134,10 +245,18 @@ class GradeOutsideKernel(NbGraderPreprocessor):
                 self.log.warning("kgslab: no check cell for %s in the source notebook; left as executed", key)
                 continue
             earlier = [c.source for c in nb.cells[:index] if c.cell_type == "code"]
-            judged = self._graded(known[key], functions, key, earlier, info.get("student", ""))
+            unknown_then[key] = {other for other in functions if other != key and other not in graded}
+            graded[key] = self._graded(known[key], functions, key, earlier, info.get("student", ""), graded)
+            order.append((index, cell, key, earlier))
+        failed = {key for key, (judged, _) in graded.items() if not judged.passed}
+        for index, cell, key, earlier in order:
+            if key in failed and unknown_then[key] & failed:
+                graded[key] = self._graded(known[key], functions, key, earlier, info.get("student", ""), graded)
+        for index, cell, key, earlier in order:
+            judged, confinement = graded[key]
             passed, verdict = judged.passed, _shown(judged)
             verdicts[key] = {"passed": passed, "verdict": verdict, "function": functions[key],
-                             "definitions": submission.definitions(earlier)}
+                             "definitions": submission.definitions(earlier), "confinement": confinement}
             max_points = float(cell.metadata["nbgrader"].get("points", 0))
             cell.metadata.setdefault("kgslab", {})["verdict"] = {
                 **judged.metadata(max_points if passed else 0.0, max_points), "exercise": key}
@@ -145,15 +264,24 @@ class GradeOutsideKernel(NbGraderPreprocessor):
                 "error", ename="AssertionError", evalue=verdict.splitlines()[0],
                 traceback=[f"Graded outside your notebook's kernel: {verdict}"])]
             self.log.info("kgslab: %s %s", key, "passed" if passed else "not passed")
+            missing = [f"{name}: {state[5:]}" for name, state in confinement.items() if str(state).startswith("off")]
+            if missing:
+                self.log.warning("kgslab: %s graded with defences off: %s", key, "; ".join(missing))
 
     def _verdict(self, exercise, functions, key, earlier_sources, student):
         """(passed, the verdict's text) of the submission's function for `key`: public cases, then hidden ones."""
-        judged = self._graded(exercise, functions, key, earlier_sources, student)
+        judged, _ = self._graded(exercise, functions, key, earlier_sources, student, {})
         return judged.passed, _shown(judged)
 
-    def _graded(self, exercise, functions, key, earlier_sources, student):
-        """The check's `Verdict` (kgslab.check.core) on the submission's function: public cases, then hidden ones."""
-        from kgslab.check import hidden, plain, sandbox, submission
+    def _graded(self, exercise, functions, key, earlier_sources, student, graded):
+        """(the check's `Verdict` on the submission's function: public cases, then hidden ones; the confinement
+        the child reported).
+
+        `graded` holds the verdicts of the exercises graded so far: those that did not pass are the kit's
+        fall-backs in the child (computed here, on the child's request); every other function is the student's.
+        """
+        from kgslab import check
+        from kgslab.check import core, hidden, plain, sandbox, submission
 
         public = list(exercise.cases())
         specs = [{"public": index} for index in range(len(public))]
@@ -167,15 +295,28 @@ class GradeOutsideKernel(NbGraderPreprocessor):
                 except plain.Unsendable:
                     continue                  # a case of objects that are neither plain nor the kit's: public only
                 secret_cases.append(case)
-        others = {name: other for other, name in functions.items() if other != key and name != functions[key]}
+        others = {functions[other]: other for other, (judged, _) in graded.items()
+                  if other != key and not judged.passed and functions[other] != functions[key]}
+        known = check.exercises()
+
+        def serve(message, index):
+            asked = message.get("key")
+            if asked not in others.values():
+                return core.refused_fallback(asked, known)
+            with hidden.reseeded(seed) if "args" in specs[min(index, len(specs) - 1)] else contextlib.nullcontext():
+                return core.serve_reference(known[asked], message)
+
         request = {"key": key, "function": functions[key], "others": others,
-                   "definitions": submission.definitions(earlier_sources), "cases": specs, "reseed": seed}
-        outcomes = sandbox.run_sandboxed(request, self.time_limit)
+                   "definitions": submission.definitions(earlier_sources), "cases": specs, "reseed": seed,
+                   "syntax_error": submission.syntax_error(earlier_sources, functions[key])}
+        greeting: dict = {}
+        outcomes = sandbox.run_sandboxed(request, self.time_limit, serve=serve, greeting=greeting)
+        confinement = greeting.get("confinement") or {"child": "off: the child never said it was confined"}
         judged = self._judge(exercise, functions[key], public, outcomes[:len(public)])
         if judged.passed and secret_cases:
             with hidden.reseeded(seed):
                 judged = self._judge(exercise, functions[key], secret_cases, outcomes[len(public):])
-        return judged
+        return judged, confinement
 
     def _judge(self, exercise, name, cases, outcomes):
         """The check's own `Verdict` on outcomes computed elsewhere (nothing printed, nothing recorded)."""
@@ -203,12 +344,19 @@ class FlagsForTheInstructor(NbGraderPreprocessor):
 
         info = resources["nbgrader"]
         verdicts = resources.get("kgslab", {}).get("verdicts", {})
+        released = self._released_sources(info)
         students_cells = [cell.source for cell in nb.cells if cell.cell_type == "code"
-                          and not cell.metadata.get("nbgrader", {}).get("locked")]
+                          and not cell.metadata.get("nbgrader", {}).get("locked")
+                          and cell.source.strip() not in released]
         in_notebook = [f"the notebook {note}" for note in flags.notebook_flags(students_cells)]
         with Gradebook(info["db_url"]) as gradebook:
             for key, found in verdicts.items():
-                notes = flags.flags(found["definitions"], found["function"], key) + in_notebook
+                notes = list(found.get("notes", [])) + flags.flags(found["definitions"], found["function"], key) \
+                    + in_notebook
+                missing = [f"{name} {state}" for name, state in found.get("confinement", {}).items()
+                           if str(state).startswith("off")]
+                if missing:
+                    notes.append("graded with defences off: " + "; ".join(missing))
                 if not notes:
                     continue
                 text = f"kgslab flags {found['function']} ({key}): " + "; ".join(notes)
@@ -221,6 +369,20 @@ class FlagsForTheInstructor(NbGraderPreprocessor):
                 comment.auto_comment = "\n".join(filter(None, [comment.auto_comment, text]))
                 gradebook.db.commit()
         return nb, resources
+
+    def _released_sources(self, info) -> set:
+        """The code cells of the released notebook, as the student received them: code the student did not write
+        (the notebook's own plotting, its settings) is no finding of theirs."""
+        try:
+            from nbgrader.coursedir import CourseDirectory
+
+            course = CourseDirectory(config=self.config)
+            folder = course.format_path(course.release_directory, ".", info["assignment"])
+            with open(f"{folder}/{info['notebook']}.ipynb", encoding="utf-8") as stream:
+                released = nbformat.read(stream, as_version=4)
+        except Exception:  # noqa: BLE001 -- no released copy here: every unlocked cell is looked at
+            return set()
+        return {cell.source.strip() for cell in released.cells if cell.cell_type == "code"}
 
     @staticmethod
     def _solution_cell(nb, function):

@@ -98,12 +98,15 @@ def test_what_one_child_patches_never_reaches_the_next_one():
     assert wrapper[-1]["kind"] == "closed"                  # the guards were not cleared for the next child
 
 
-def test_a_child_that_kills_its_server_costs_only_its_own_request():
+def test_a_child_cannot_signal_its_server_and_its_attempt_costs_only_its_own_request():
     killer = ("import os, signal\ndef ridge_primal(X, y, gamma):\n"
               "    os.kill(os.getppid(), signal.SIGKILL)\n    return X[0]")
     with sandbox.session():
-        sandbox.run_sandboxed(_request(killer), 20)
+        (refused,) = sandbox.run_sandboxed(_request(killer), 20)
+        server = sandbox._SESSIONS.servers[-1].pid
         after = sandbox.run_sandboxed(_request(SOLVED), 20)
+        assert _running(server) and sandbox._SESSIONS.servers[-1].pid == server   # the same server, alive
+    assert refused["kind"] == "raised" and refused["value"][0] == "PermissionError", refused
     assert [o["kind"] for o in after] == ["returned"] * 3
 
 
@@ -122,11 +125,15 @@ def test_each_session_gets_its_own_server_forked_from_one_zygote():
     assert servers[0] != servers[1] and not any(_running(pid) for pid in servers)
 
 
-def test_a_child_that_kills_the_zygote_costs_no_later_session_anything():
+def test_a_child_cannot_signal_the_zygote_and_a_patching_child_changes_no_later_answer():
     killer = ("import os, signal\ndef ridge_primal(X, y, gamma):\n"
               "    server = os.getppid()\n"
               "    zygote = int(open(f'/proc/{server}/stat').read().rsplit(')', 1)[1].split()[1])\n"
               "    os.kill(zygote, signal.SIGKILL)\n    return X[0]")
+    blind_killer = ("import os, signal\ndef ridge_primal(X, y, gamma):\n"
+                    "    for pid in range(2, 5000):\n"
+                    "        try:\n            os.kill(pid, signal.SIGKILL)\n"
+                    "        except OSError:\n            pass\n    return X[0]")
     patcher = ("import numpy, kgslab.regression\ndef ridge_primal(X, y, gamma):\n"
                "    numpy.linalg.solve = lambda *a, **k: 0\n    kgslab.regression.ridge = lambda *a, **k: 0\n"
                "    return numpy.zeros(X.shape[1])")
@@ -134,11 +141,13 @@ def test_a_child_that_kills_the_zygote_costs_no_later_session_anything():
     with sandbox.session():
         sandbox.run_sandboxed(_request(patcher), 20)
         first = sandbox._ZYGOTE.process.pid
-        sandbox.run_sandboxed(_request(killer), 20)
-        assert sandbox.run_sandboxed(_request(SOLVED), 20) == alone    # this session's server lives on
+        (refused,) = sandbox.run_sandboxed(_request(killer), 20)
+        sandbox.run_sandboxed(_request(blind_killer), 20)
+        assert sandbox.run_sandboxed(_request(SOLVED), 20) == alone
+    assert refused["kind"] == "raised" and refused["value"][0] in ("PermissionError", "FileNotFoundError"), refused
     with sandbox.session():
         after = sandbox.run_sandboxed(_request(SOLVED), 20)
-    assert after == alone and sandbox._ZYGOTE.process.pid != first
+    assert after == alone and sandbox._ZYGOTE.process.pid == first and _running(first)
 
 
 def test_sessions_in_threads_each_use_their_own_server():
@@ -330,10 +339,16 @@ def test_kit_objects_cross_to_the_child_only():
 
 def test_a_child_whose_server_ends_ends_with_it():
     """A grading process killed mid-request closes its server, and the child must not spin on alone."""
+    import signal
+    import threading
     import time
 
-    spinner = ("import os, signal\ndef ridge_primal(X, y, gamma):\n"
-               "    os.kill(os.getppid(), signal.SIGKILL)\n    while True:\n        pass")
-    started = time.monotonic()
-    answers = sandbox.run_sandboxed(_request(spinner), 30)
+    spinner = "def ridge_primal(X, y, gamma):\n    while True:\n        pass"
+    with sandbox.session():
+        sandbox.run_sandboxed(_request(SOLVED), 20)                 # the server is up
+        server = sandbox._SESSIONS.servers[-1].pid
+        killer = threading.Timer(1.0, os.kill, (server, signal.SIGKILL))   # as a grading process's end would
+        started = time.monotonic()
+        killer.start()
+        answers = sandbox.run_sandboxed(_request(spinner), 30)
     assert answers == [{"kind": "crashed"}] and time.monotonic() - started < 10, answers

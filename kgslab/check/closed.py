@@ -23,20 +23,33 @@ always call it; a caller whose globals are not a loaded kgslab module's (a
 notebook cell, a lambda, numpy calling back) may not while it is closed.  The
 guard keeps the original in a closure and publishes no ``__wrapped__``.
 
-This is a rule for honest use, not a sandbox: code that digs into the guard's
-closure or the kit's internals can reach the original.  The grader reports
-such code to the instructor (`kgslab.check.flags`).
+Where the student's function really runs (a forked child of the kernel, the
+grader's child), the guards are not what holds: `take_out` removes the code of
+every closed function there before the student's code runs.  Each closed
+function's code object is replaced by one that only refuses, so whatever route
+reaches the function object (the interpreter's object list, a guard's closure,
+a default argument, a module executed again: its file is unreadable there,
+`kgslab.check.confine`) finds no reference to run.  The outside libraries'
+modules that do an exercise's work (`OUTSIDE`: scikit-learn's Ridge,
+KernelRidge, CountVectorizer and the like) are taken out the same way: every
+function of a loaded one loses its code, and the files of one not yet loaded
+cannot be read.
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import importlib
+import importlib.util
 import inspect
+import os
 import sys
+import types
 from typing import Callable, Iterable
 
-__all__ = ["ClosedReference", "close", "closing", "refuse_if_closed", "closed_name", "remove"]
+__all__ = ["ClosedReference", "close", "closing", "refuse_if_closed", "closed_name", "take_out", "OUTSIDE",
+           "outside_packages", "package_files"]
 
 
 class ClosedReference(RuntimeError):
@@ -44,6 +57,7 @@ class ClosedReference(RuntimeError):
 
 
 _GUARDS: dict[int, Callable] = {}          # id(original) -> its guard (one guard per function, whatever its names)
+_ORIGINALS: dict[int, Callable] = {}       # id(guard) -> the function it guards
 _ACTIVE: list[frozenset[str]] = []         # the closed names of each check now running (innermost last)
 _CALLS: list[list[str]] = []               # the closed names each running check saw called
 
@@ -84,6 +98,7 @@ def _guard(original: Callable, name: str) -> Callable:
     except (TypeError, ValueError):
         pass
     guard._kgslab_closed_name = name
+    _ORIGINALS[id(guard)] = original
     return guard
 
 
@@ -149,37 +164,122 @@ def closing(names: Iterable[str]):
         _CALLS.pop()
 
 
-def _stub(name: str) -> Callable:
-    def stub(*args, **kwargs):
-        refuse_if_closed(name, None)
-        raise ClosedReference(f"`{name}` is this exercise's reference: write it yourself.")
+# ---- taking the closed code out of a process that runs the student's code ---------------------
 
-    stub._kgslab_closed_name = name
-    return stub
+OUTSIDE: dict[str, tuple[str, ...]] = {
+    "nb01": ("sklearn.linear_model", "sklearn.kernel_ridge", "sklearn.gaussian_process"),
+    "nb02": ("sklearn.linear_model", "sklearn.kernel_ridge", "sklearn.gaussian_process"),
+    "nb03": ("sklearn.gaussian_process", "sklearn.kernel_ridge"),
+    "nb04_exercise_5b": ("sklearn.preprocessing",),
+    "nb05": ("sklearn.svm",),
+    "nb06_exercise_7_naive": ("sklearn.feature_extraction",),
+    "nb06_exercise_7_sparse": ("sklearn.feature_extraction",),
+    "nb07": ("sklearn.linear_model", "sklearn.svm"),
+    "nb10": ("sklearn.discriminant_analysis",),
+}
+"""Outside packages that do an exercise's work, by exercise key or notebook prefix: taken out while the student's
+function runs, as the kit's closed functions are (the exercise asks the student to write that work)."""
 
 
-def _replace_everywhere(value, replacement) -> None:
-    for module_name, module in list(sys.modules.items()):
-        if module_name.split(".")[0] == "kgslab" and module is not None:
-            for key, held in list(vars(module).items()):
-                if held is value:
-                    setattr(module, key, replacement)
+def outside_packages(key: str | None) -> tuple[str, ...]:
+    """The outside packages taken out for exercise `key` (its own entry, else its notebook's)."""
+    if not key:
+        return ()
+    return OUTSIDE.get(key, OUTSIDE.get(key.split("_")[0], ()))
 
 
-def remove(names: Iterable[str], reference: Callable | None = None) -> None:
-    """Replace the named functions (and the guard `reference`) by stubs that always refuse, wherever a loaded
-    kgslab module holds them.
+def _refuse_taken_out(name: str):
+    """What a taken-out function does instead of its work: remember the call, raise ClosedReference."""
+    if _CALLS:
+        _CALLS[-1].append(name)
+    raise ClosedReference(f"`{name}` is this exercise's reference (or does its work): write it yourself.")
 
-    For the grader's child only, which never needs the exercise's reference
-    (the expected values are computed in the grader's own process): there the
-    original is not reachable through a guard's closure at all.
+
+def _refusing_code(code: types.CodeType, name: str) -> types.CodeType:
+    """A code object with `code`'s free variables that only calls _refuse_taken_out(name)."""
+    free = [f"_free{index}" for index in range(len(code.co_freevars))]
+    lines = ["def _outer():"] + [f"    {variable} = None" for variable in free]
+    lines += ["    def _taken_out(*args, **kwargs):"]
+    if free:
+        lines += [f"        ({', '.join(free)},)"]
+    lines += [f"        __kgslab_taken_out__({name!r})", "    return _taken_out"]
+    namespace: dict = {}
+    exec(compile("\n".join(lines), "<taken out>", "exec"), namespace)   # noqa: S102 -- a fixed template
+    return namespace["_outer"]().__code__
+
+
+def _take_out_function(function, name: str, done: set) -> None:
+    """Replace the code of `function`, of what it wraps and of the functions its closure holds."""
+    while isinstance(function, (staticmethod, classmethod, property)):
+        function = function.__func__ if not isinstance(function, property) else function.fget
+    if isinstance(function, types.MethodType):
+        function = function.__func__
+    if not isinstance(function, types.FunctionType) or id(function) in done:
+        py_function = getattr(function, "py_func", None)           # a numba dispatcher: its Python function
+        if isinstance(py_function, types.FunctionType) and id(function) not in done:
+            done.add(id(function))
+            _take_out_function(py_function, name, done)
+        return
+    done.add(id(function))
+    for held in [_ORIGINALS.get(id(function)), getattr(function, "__wrapped__", None)] + \
+            [cell.cell_contents for cell in function.__closure__ or () if _filled(cell)]:
+        if held is not None and callable(held):
+            _take_out_function(held, name, done)
+    function.__code__ = _refusing_code(function.__code__, name)
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+def _take_out_module(module, name: str, done: set) -> None:
+    """Every function and method defined in `module` loses its code."""
+    for value in list(vars(module).values()):
+        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+            _take_out_function(value, name, done)
+        elif isinstance(value, type) and value.__module__ == module.__name__:
+            for attribute in list(vars(value).values()):
+                _take_out_function(attribute, name, done)
+
+
+def package_files(packages: Iterable[str]) -> list[str]:
+    """The folders (or files) of outside packages, found without importing them: what a confined child may not
+    read (a package not yet loaded could be loaded afresh from them, its code whole)."""
+    found = []
+    for package in packages:
+        top, *rest = package.split(".")
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        base = os.path.join(list(spec.submodule_search_locations)[0], *rest)
+        found += [path for path in (base, base + ".py") if os.path.exists(path)]
+    return found
+
+
+def take_out(names: Iterable[str], packages: Iterable[str] = ()) -> list[str]:
+    """In a process that will run the student's code: take out the closed functions `names` and the outside
+    `packages` (those loaded); returns the packages' files, which the caller makes unreadable (`confine`).
+
+    Never call it in a process that goes on to do anything else: the kit's own references stop working in it.
     """
+    builtins.__kgslab_taken_out__ = _refuse_taken_out
+    done: set = set()
     for name in names:
         try:
-            owner, attribute, value = _resolve(name)
+            _, _, value = _resolve(name)
         except (ValueError, AttributeError, ImportError):
             continue
-        setattr(owner, attribute, _stub(name))
-        _replace_everywhere(value, getattr(owner, attribute))
-    if reference is not None:
-        _replace_everywhere(reference, _stub(closed_name(reference) or "the reference"))
+        _take_out_function(value, name, done)
+    packages = list(packages)
+    for package in packages:
+        for module_name, module in list(sys.modules.items()):
+            if module is not None and (module_name == package or module_name.startswith(package + ".")):
+                _take_out_module(module, package, done)
+    return package_files(packages)

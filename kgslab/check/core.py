@@ -485,6 +485,8 @@ def reference_fallback(reference: Callable, student_name: str, key: str | None) 
     closed_as = _closed.closed_name(reference)
 
     def fallback(*args, **kwargs):
+        if forked.calls.active and isinstance(key, str):   # in a check's child: the parent computes it
+            return forked.calls.ask(key, args, kwargs)
         if closed_as:
             _closed.refuse_if_closed(closed_as, sys._getframe(1))
         return reference(*args, **kwargs)
@@ -602,12 +604,67 @@ def run_one_case(student, case: Case, reference, closed, budget: float | None) -
     return outcome
 
 
-def _student_outcomes(student, cases, reference, time_limit: float, closed) -> list[dict]:
+def take_out_and_confine(closed, key: str | None, home: str | None = None) -> dict:
+    """In a child that runs the student's code, before it does: the exercise's closed functions and outside
+    packages lose their code (`closed.take_out`), cached source lines are forgotten, and the process is confined
+    (`confine`).  Returns which defences hold."""
+    import linecache
+
+    from . import confine
+
+    hidden = _closed.take_out(closed, _closed.outside_packages(key))
+    linecache.clearcache()
+    return confine.confine(home, hidden=hidden).as_dict()
+
+
+def _served_fallbacks(key: str | None) -> Callable[[dict, int], dict]:
+    """The parent's side of the fall-back calls from a check's child: another exercise of the same notebook whose
+    check has not passed (its fall-back is in use) is computed with the kit's reference; nothing else is."""
+    def serve(message: dict, index: int) -> dict:
+        from kgslab import check
+
+        asked = message.get("key")
+        known = check.exercises()
+        record = _RECORDS.get(asked) if isinstance(asked, str) else None
+        if not (isinstance(asked, str) and asked in known and key and asked != key
+                and asked.split("_")[0] == key.split("_")[0] and not (record and record.passed)):
+            return refused_fallback(asked, known)
+        return serve_reference(known[asked], message)
+
+    return serve
+
+
+def refused_fallback(asked, known: dict) -> dict:
+    """The reply to a fall-back call the parent does not serve: the exercise's own reference, or one whose student
+    function is in use, is a closed reference's call."""
+    exercise = known.get(asked) if isinstance(asked, str) else None
+    name = _closed.closed_name(exercise._reference) if exercise is not None else None
+    return {"kind": "closed", "value": name or f"the kit's fall-back for {asked!r}"}
+
+
+def serve_reference(exercise: "Exercise", message: dict) -> dict:
+    """The reference of `exercise` on a call message's arguments (plain data only), as a reply message."""
+    try:
+        args, kwargs = plain.loads(message.get("args"))
+        value = exercise._reference(*args, **kwargs)
+    except BaseException as error:  # noqa: BLE001 -- the student's arguments may make the reference fail
+        return {"kind": "raised", "value": [type(error).__name__, str(error)[:500]]}
+    try:
+        return {"kind": "returned", "value": plain.dumps(value)}
+    except plain.Unsendable as error:
+        return {"kind": "raised", "value": ["TypeError", f"the fall-back's result cannot cross: {error}"]}
+
+
+def _student_outcomes(student, cases, reference, time_limit: float, closed, key: str | None = None) -> list[dict]:
     """The outcome of every case, up to the first that did not return: in a forked child that is killed at the
     time limit (a hard stop), or, without fork, in this process under the soft limit."""
     if forked.available():
+        from . import confine
+
+        confine.prepare(_closed.package_files(_closed.outside_packages(key)))   # the rules, worked out once here
         return forked.run_forked(lambda index: run_one_case(student, cases[index], reference, closed, None),
-                                 len(cases), time_limit)
+                                 len(cases), time_limit, prepare=lambda: take_out_and_confine(closed, key),
+                                 serve=_served_fallbacks(key))
     import time
 
     outcomes, spent = [], 0.0
@@ -702,7 +759,7 @@ def judge(title: str, student: Callable, reference: Callable, cases: list[Case],
            else "")
     failed = "\n".join(filter(None, [f"  Hint: {hint}" if hint else "", ask, fallback_note]))
     if outcomes is None:
-        outcomes = _student_outcomes(student, cases, reference, time_limit, closed)
+        outcomes = _student_outcomes(student, cases, reference, time_limit, closed, key)
     wrong: list[tuple[str, str, Problem]] = []          # (where, label, problem) of every case with a wrong result
 
     def stop(summary: str, case: Case, status: str = "failed", mistake: str | None = None, words: str = "",
@@ -730,6 +787,10 @@ def judge(title: str, student: Callable, reference: Callable, cases: list[Case],
             return stop(f"✘ {name} did not finish within the time limit of {time_limit:g} s {where}: an endless "
                         f"loop? The cases are small; a correct function takes well under a second.", case,
                         mistake="time-limit")
+        if kind == "garbled":
+            return stop(f"✘ {name} wrote something other than its result on the checker's own channel {where} "
+                        f"({str(got)[:60]!r}): what a function prints is captured, but a file descriptor of the "
+                        f"checker's is not its to write.", case, mistake="garbled")
         if kind == "crashed":
             return stop(f"✘ {name} ended the Python process {where} (os._exit, or a crash in C code).", case,
                         mistake="crashed")

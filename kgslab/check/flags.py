@@ -10,7 +10,12 @@ A graded function, or a helper it calls, is flagged when it
   ``._reference``, ``.grade``, ``core``, the records, ``grading_mode``),
 * touches the environment or the interpreter's machinery (``os.environ``,
   ``sys.modules``, ``importlib``, ``exec``/``eval``/``compile``, a function's
-  ``__closure__``/``__globals__``/``__wrapped__``/``__code__``, tracing hooks),
+  ``__closure__``/``__globals__``/``__wrapped__``/``__code__``, tracing hooks,
+  the garbage collector's objects, a module run again, ``inspect``, ``ctypes``,
+  pickling, ``__name__``),
+* starts or signals processes or writes on file descriptors (``subprocess``,
+  ``multiprocessing``, ``os.fork``/``system``/``kill``/``write``..., ``signal``,
+  ``sys.executable``, ``socket``),
 * or has the same syntax tree as the reference up to names (a renamed copy).
 
 `notebook_flags` looks at every code cell for the same kinds of reach
@@ -28,7 +33,16 @@ __all__ = ["flags", "notebook_flags"]
 
 _MACHINERY_ATTRIBUTES = {"environ", "modules", "__closure__", "__globals__", "__wrapped__", "__code__",
                          "settrace", "setprofile", "_getframe", "cell_contents", "putenv", "unsetenv"}
-_MACHINERY_NAMES = {"importlib", "exec", "eval", "compile", "__import__", "globals", "builtins", "__builtins__"}
+_MACHINERY_NAMES = {"importlib", "exec", "eval", "compile", "__import__", "globals", "builtins", "__builtins__",
+                    "__name__", "vars", "locals"}
+_MACHINERY_MODULES = {"gc", "runpy", "inspect", "ctypes", "pickle", "marshal", "subprocess", "multiprocessing",
+                      "signal", "socket", "importlib", "builtins", "dis", "types", "pty", "resource", "sqlite3",
+                      "shutil", "concurrent"}
+_OS_CALLS = {"system", "popen", "fork", "forkpty", "kill", "killpg", "getppid", "setsid", "setpgid", "write", "dup",
+             "dup2", "open", "execv", "execve", "execl", "execlp", "execvp", "execvpe", "spawnv", "spawnl",
+             "posix_spawn", "posix_spawnp", "pidfd_open", "remove", "unlink", "rename", "replace", "chmod"}
+_SYS_ATTRIBUTES = {"executable", "modules", "_getframe", "settrace", "setprofile", "addaudithook", "stdout",
+                   "__stdout__", "stderr", "__stderr__"}
 _CHECK_INTERNALS = {"reference", "_reference", "grade", "core", "_RECORDS", "grading_mode", "closed", "_closed",
                     "Exercise", "Record", "run_exercise", "judge", "Verdict", "reference_fallback", "reference_of",
                     "code_hint", "cases", "compare", "forked", "sandbox"}
@@ -73,6 +87,19 @@ def _reach(tree, aliases, closed) -> list[str]:
                 notes.append(f"touches `{dotted or node.attr}`")
             if isinstance(node, ast.Name) and node.id in _MACHINERY_NAMES:
                 notes.append(f"uses `{node.id}`")
+            head, _, rest = dotted.partition(".")
+            if isinstance(node, ast.Name) and head.split(".")[0] in _MACHINERY_MODULES and \
+                    not isinstance(node.ctx, ast.Store):
+                notes.append(f"uses `{head}`")
+            if isinstance(node, ast.Attribute) and head == "os" and rest.split(".")[0] in _OS_CALLS:
+                notes.append(f"calls `os.{rest.split('.')[0]}`")
+            if isinstance(node, ast.Attribute) and head == "sys" and rest.split(".")[0] in _SYS_ATTRIBUTES:
+                notes.append(f"touches `sys.{rest.split('.')[0]}`")
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for module in modules:
+                if module.split(".")[0] in _MACHINERY_MODULES:
+                    notes.append(f"imports `{module}`")
     return list(dict.fromkeys(notes))
 
 

@@ -93,43 +93,51 @@ def _request_cases(exercise, specs):
     return cases
 
 
-def _child_main() -> None:
-    """One request, read from stdin; one line of plain data per case on stdout (the fork server's child)."""
-    request = json.loads(sys.stdin.read())
-    out = sys.__stdout__
-    from kgslab import check                      # imported by the server, before any student code: the guards are on
-    from kgslab.check import core, hidden
+def _child_main(request_fd: int = 0, answers_fd: int = 1) -> None:
+    """One request, read as the first line of `request_fd`; one line of plain data per case on `answers_fd`.
 
-    exercise = check.exercises()[request["key"]]
-    from kgslab.check import closed
+    The request's exercise loses its references (and the outside packages that do its work) and the process is
+    confined (`core.take_out_and_confine`) before any of the student's code runs; the other exercises that did
+    not pass their own grading (`request["others"]`) are the kit's fall-backs, which ask the parent for their
+    values on the same channel (`forked.calls`).
+    """
+    from kgslab import check                      # imported by the server, before any student code
+    from kgslab.check import core, forked, hidden
 
+    forked.calls.open(answers_fd, request_fd)
+    out = os.fdopen(answers_fd, "w", encoding="utf-8", closefd=False)
+    request = json.loads(forked.calls.replies.readline())
     exercises = check.exercises()
-    others = {name: core.reference_fallback(exercises[key]._reference, name, key) for name, key in request["others"].items()}
+    exercise = exercises[request["key"]]
+    others = {name: core.reference_fallback(exercises[key]._reference, name, key)
+              for name, key in request["others"].items()}
     cases = _request_cases(exercise, request["cases"])
-    own = closed.closed_name(exercise._reference)          # the twins stay guarded: other exercises' fall-backs use them
-    closed.remove([own] if own and not own.startswith("kgslab.check.") else [], exercise._reference)
+    closed = exercise._closed
+    confinement = core.take_out_and_confine(closed, exercise.key, os.getcwd())
     exercise._reference = None                    # this child never needs it: the grader computes expected values
-    namespace = {"__name__": "__student__", "__builtins__": __builtins__}
+    out.write(json.dumps({"kind": "ready", "confinement": confinement}) + "\n")
+    out.flush()
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     for statement in request["definitions"]:
         try:
             exec(compile(statement, "<submission>", "exec"), namespace)   # noqa: S102 -- the point of the child
         except BaseException:  # noqa: BLE001 -- a definition that fails is left out, as the kernel would go on
             pass
     namespace.update(others)
-    out.write(json.dumps({"kind": "ready"}) + "\n")
-    out.flush()
     student = namespace.get(request["function"])
     for spec, case in zip(request["cases"], cases):
         if not callable(student):
-            answer = {"kind": "raised", "value": ["NameError", f"no function {request['function']} is defined"],
-                      "printed": ""}
+            problem = request.get("syntax_error")
+            value = ["SyntaxError", problem] if problem else \
+                ["NameError", f"no function {request['function']} is defined"]
+            answer = {"kind": "raised", "value": value, "printed": ""}
             out.write(json.dumps(answer) + "\n")
             out.flush()
             break
         # A hidden case runs with the generators reseeded as when it was drawn, so that a function that seeds
         # its own generator from an argument (seed=3) meets the data the expected value was computed on.
         with hidden.reseeded(request["reseed"]) if "args" in spec else contextlib.nullcontext():
-            answer = core.run_one_case(student, case, student, exercise._closed, None)
+            answer = core.run_one_case(student, case, student, closed, None)
         out.write(json.dumps(answer) + "\n")
         out.flush()
         if answer["kind"] != "returned":
@@ -281,10 +289,10 @@ def _forked_child(server: int, home: str, request_fd: int, answers_fd: int) -> N
     try:
         die_with_parent(server)
         _limits()
-        os.dup2(request_fd, 0)
-        os.dup2(answers_fd, 1)
-        os.close(request_fd)
-        os.close(answers_fd)
+        null = os.open(os.devnull, os.O_RDWR)
+        for standard in (0, 1, 2):               # what the student's code writes on them reaches no one
+            os.dup2(null, standard)
+        os.close(null)
         os.chdir(home)
         os.environ.update(_environment(home))
         tempfile.tempdir = None                  # tempfile reads TMPDIR again
@@ -292,7 +300,7 @@ def _forked_child(server: int, home: str, request_fd: int, answers_fd: int) -> N
 
         np.random.seed()                         # fresh entropy, as a fresh interpreter's legacy generator has
         random.seed()
-        _child_main()
+        _child_main(request_fd, answers_fd)
     finally:
         os._exit(0)
 
@@ -456,17 +464,21 @@ def _kill(pid: int) -> None:
             kill(target, signal.SIGKILL)
 
 
-def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
+def run_sandboxed(request: dict, time_limit: float, *, serve=None, greeting: dict | None = None) -> list[dict]:
     """Run a request in a fresh child; the outcomes, up to the first that did not return.
 
     The last outcome is ``{"kind": "timeout"}`` when the cases took longer than
     `time_limit` seconds in all (the child is killed), ``{"kind": "crashed"}``
-    when the child ended without answering.  The child is a fork of the current
+    when the child ended without answering, ``{"kind": "garbled"}`` when it wrote
+    something that is no message.  The child is a fork of the current
     `session()`'s server (outside a session: of a server started for this request).
+    `serve(message, case index)` answers the child's fall-back calls
+    (`forked.read_answers`); `greeting` receives the child's "ready" message,
+    which says which defences hold (`confine`).
     """
     if not _SESSIONS.servers:
         with session():
-            return run_sandboxed(request, time_limit)
+            return run_sandboxed(request, time_limit, serve=serve, greeting=greeting)
     home = tempfile.mkdtemp(prefix="kgslab-grading-")
     request_read, request_write = os.pipe()
     answers_read, answers_write = os.pipe()
@@ -476,13 +488,19 @@ def run_sandboxed(request: dict, time_limit: float) -> list[dict]:
         os.close(request_read)
         os.close(answers_write)
     try:
-        with contextlib.suppress(BrokenPipeError), os.fdopen(request_write, "wb") as pipe:
-            pipe.write(json.dumps(request).encode("utf-8"))
-        answers = read_answers(answers_read, len(request["cases"]), STARTUP_LIMIT, then=time_limit)
+        try:
+            data = (json.dumps(request) + "\n").encode("utf-8")
+            while data:
+                data = data[os.write(request_write, data):]
+        except BrokenPipeError:
+            pass
+        answers = read_answers(answers_read, len(request["cases"]), STARTUP_LIMIT, then=time_limit, serve=serve,
+                               reply_end=request_write, greeting=greeting)
     finally:
         _kill(pid)
         _SESSIONS.servers[-1].reap(pid)
         os.close(answers_read)
+        os.close(request_write)
         shutil.rmtree(home, ignore_errors=True)
     return answers
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import re
 
-__all__ = ["exercise_functions", "definitions"]
+__all__ = ["exercise_functions", "definitions", "syntax_error"]
 
 _CHECK_LINE = re.compile(r"^\s*(\w+)\s*=\s*check\.(nb\d\d_exercise_\w+)\(\s*(\w+)\s*\)", re.MULTILINE)
 
@@ -87,3 +87,25 @@ def definitions(cells: list[str]) -> list[str]:
             if _kept(statement, imported):
                 kept.append(ast.get_source_segment(text, statement))
     return [statement for statement in kept if statement]
+
+
+def syntax_error(cells: list[str], function: str) -> str | None:
+    """The syntax error of the cell that defines `function` (else of the first cell that does not parse), in the
+    words a student reads: ``"invalid syntax (line 3 of the cell defining ridge_dual): return (y - X @ w"``;
+    None when every cell parses."""
+    found = None
+    for source in cells:
+        text = without_magics(source or "")
+        try:
+            ast.parse(text)
+        except SyntaxError as error:
+            defines = re.search(rf"^\s*def\s+{re.escape(function)}\s*\(", text, re.MULTILINE) is not None
+            where = f"the cell defining {function}" if defines else "a cell"
+            line = (error.text or "").strip()
+            words = f"{error.msg} (line {error.lineno} of {where})" + (f": {line[:100]}" if line else "")
+            if defines:
+                return words
+            found = found or words
+        except ValueError as error:             # a null byte
+            found = found or f"the cell cannot be read as Python ({error})"
+    return found
