@@ -63,7 +63,11 @@ CITES: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("04", "c00"): (("c03",), "the introduction quotes the corpus table of 'The corpus'"),
     ("04", "c04"): (("c03",), "the number of articles per language, printed in the corpus table"),
     ("05", "c16"): (("c11",), "the training documents of the English-French split made in the 2-mer section"),
-    ("09", "c24"): (("c28",), "the sizes of the two data sets, printed when they are loaded (next subsection)"),
+    ("09", "s4"): (("c28",), "the sizes of the two data sets, printed where the appendix's A3 loads them"),
+    ("09", "b5098629"): (("claims-code",), "the 'auto' runs' largest R-hat, printed with the committed files' summary "
+                                           "in the appendix"),
+    ("09", "fa56ec14-solution"): (("3b0dc675",), "the two-trajectory agreement of this run and of the committed run, "
+                                                 "printed after the full experiment (section 4)"),
     ("09", "c39"): (("3b0dc675: committed   heart", "claims-code: heart, the 100 'auto' splits"),
                     "the question (c38) asks for the heart rows of the tables above: the share with c_trans = 1 "
                     "(committed runs) and the 'auto' lines on the errors at theta = 1"),
@@ -103,7 +107,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("08", "c29", "48"): "a committee: 4 chains x 12 samples (printed as '4 chains x 12 samples each')",
     ("09", "c19", "0.99"): "the paper's confidence 1 - eta of the Hoeffding bound (seed 002: epsilon = 0.05 with "
                            "probability 0.99)",
-    ("09", "c40", "99"): "the paper's confidence 1 - eta = 99% of the Hoeffding bound (seed 002)",
     ("09", "fa56ec14", "16.4"): "the paper's heart error at maximal rejection (seed 002, Figure 2)",
     ("09", "fa56ec14-solution", "16.4"): "the paper's heart error at maximal rejection (seed 002, Figure 2)",
     ("09", "c37", "0.03"): "the binomial standard error sqrt(p (1 - p) / 108) of the linear rows' test errors "

@@ -852,7 +852,7 @@ def pointer_leaks(stem: str, texts: list[str]) -> list[str]:
 KEY_CALLS: dict[str, set[str]] = {"08": {"np.arctan2", "numpy.arctan2", "math.atan2"},
                                   "09": {"np.arctan2", "numpy.arctan2", "math.atan2"}}
 KEY_CALLS_ELSEWHERE: dict[str, dict[str, str]] = {
-    "09": {"c04": "the azimuth of the 3-d view of Figure 1 (the angle of a point in the plane, not a flight time)"},
+    "09": {"c04a": "the azimuth of the 3-d view of Figure 1 (the angle of a point in the plane, not a flight time)"},
 }
 
 
