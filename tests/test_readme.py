@@ -122,9 +122,9 @@ def half_done(source, released):
     An exercise is the function its check cell names; it counts as done when the cell defining it keeps its
     solution. Which cells to blank is decided from the notebook's own structure, and so are the points.
     """
-    from kgslab import release
+    from kgslab import grading_layout, release
     tests = [(i, cell) for i, cell in enumerate(source.cells) if cell.metadata.get("kgslab_role") == "test"]
-    functions = [release._check_call(source.cells[i - 1])[2] for i, _ in tests]
+    functions = [grading_layout._check_call(source.cells[i - 1])[2] for i, _ in tests]
     blank = set(functions[(len(functions) + 1) // 2:])
     student = nbformat.from_dict(source)
     released_by_id = {cell.get("id"): cell for cell in released.cells}
