@@ -195,6 +195,12 @@ wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 	@ls dist/kgslab-*.whl
 
+# The hub recipe (docs/jupyterhub.md, docs/hub/) under a real JupyterHub from PyPI with configurable-http-proxy from
+# npm, on 127.0.0.1, with local users made and removed (tests/test_hub.py): as root, minutes; not in make test.
+.PHONY: test-hub
+test-hub: $(STAMP)
+	KGSLAB_HUB_TEST=1 $(BIN)/python -m pytest -v -s --durations=0 -p no:cacheprovider tests/test_hub.py
+
 # The README's instructor section, command by command, in a fresh clone of this working tree (its own .venv,
 # a course, an exchange, three submissions of 01 and 08 graded, feedback, formgrader): tests/test_readme.py.
 test-readme: $(STAMP)
