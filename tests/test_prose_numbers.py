@@ -63,6 +63,8 @@ CITES: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("04", "c00"): (("c03",), "the introduction quotes the corpus table of 'The corpus'"),
     ("04", "c04"): (("c03",), "the number of articles per language, printed in the corpus table"),
     ("05", "c16"): (("c11",), "the training documents of the English-French split made in the 2-mer section"),
+    ("10", "c23e"): (("c22",), "the toy table (section 3), whose numbers the appendix's weighing quotes"),
+    ("10", "c36"): (("c33",), "the default run's errors, printed under its figure (section 5)"),
     ("09", "s4"): (("c28",), "the sizes of the two data sets, printed where the appendix's A3 loads them"),
     ("09", "b5098629"): (("claims-code",), "the 'auto' runs' largest R-hat, printed with the committed files' summary "
                                            "in the appendix"),

@@ -36,7 +36,6 @@ MAX_CELL = 40             # non-blank lines of one such cell, at most
 
 # Notebooks not yet under the limits (issue 44), with what is over: each is a strict xfail.
 OVER_THE_LIMITS = {
-    "10": "prose and code",
 }
 
 
