@@ -163,7 +163,10 @@ def test_a_failed_submission_is_in_the_gradebook_and_a_rerun_says_it_failed(tmp_
     assert [row["student"] for row in rows] == ["ann", "ben", "cas", "dee"]
     assert failures(course, "a1", rows) == [("dee", first.failed["dee"])]
     page = write_report(course, "a1")[0].read_text()
-    assert 'id="failures"' in page and "not a notebook: nb.ipynb" in page and "1 could not be graded" in page
+    assert 'id="failures"' in page and "not a notebook: nb.ipynb" in page
+    assert "4 submissions: 3 graded, 1 could not be graded (0 points); mean 0.5 of 2 autograded points" in page
+    assert "<td>dee</td><td>0</td><td>0</td><td>could not be graded</td><td>no notebook to grade</td>" in page
+    assert "3 with written answers still to grade by hand" in page
     # --student grades one student again, even one graded before from the same files
     one = run.grade_class(course, "a1", jobs=1, quiet=True, students=["dee"])
     assert list(one.failed) == ["dee"] and not one.failed_before

@@ -111,6 +111,8 @@ def written_state(rows: list[dict]) -> list[tuple[str, int, int, float | None, f
     """[(written-answer cell, students graded by hand, students, mean of the graded or None, max points)]."""
     found: dict[str, list] = {}
     for row in rows:
+        if row["failure"]:                          # no notebook to grade by hand: not counted either way
+            continue
         for name, (score, top) in row["written"].items():
             found.setdefault(name, [[], 0, top])
             found[name][1] += 1
@@ -200,6 +202,8 @@ def _table(table_id: str, header: list[str], body: list[list]) -> str:
 
 def _written_text(row: dict) -> str:
     """'2 of 3 graded by hand' / 'all 3 graded by hand' / '' for a student's written answers."""
+    if row["failure"]:
+        return "no notebook to grade"
     count = len(row["written"])
     done = sum(score is not None for score, _ in row["written"].values())
     if not count:
@@ -234,10 +238,14 @@ def write_report(course: Path, assignment: str) -> tuple[Path, Path]:
     top = max((row["max_score"] for row in rows), default=0.0)
     timed = sorted(row["seconds"] for row in rows if row["seconds"] is not None)
     waiting = sum(any(score is None for score, _ in row["written"].values()) for row in rows)
-    summary = (f"{n} submissions graded; mean {mean:.1f} of {top:g} autograded points; "
+    unreadable = sum(bool(row["failure"]) for row in rows)
+    counted = (f"{n} submissions graded" if not unreadable else
+               f"{n} submissions: {n - unreadable} graded, {unreadable} could not be graded (0 points)")
+    elsewhere = len(failed) - unreadable          # failures the record holds and the gradebook does not
+    summary = (f"{counted}; mean {mean:.1f} of {top:g} autograded points; "
                f"{sum(row['score'] == top for row in rows)} with full marks; "
                f"{sum(bool(row['flags']) for row in rows)} flagged"
-               + (f"; {len(failed)} could not be graded (0 points)" if failed else "")
+               + (f"; {elsewhere} more could not be graded (not in the gradebook)" if elsewhere else "")
                + (f"; {waiting} with written answers still to grade by hand" if waiting else "")
                + (f"; grading took {min(timed):.0f}-{max(timed):.0f} s per submission "
                   f"(median {statistics.median(timed):.0f} s)" if timed else ""))
