@@ -47,6 +47,7 @@ from nbformat.v4 import new_output
 
 try:
     import nbformat
+    from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
     from nbconvert.exporters import NotebookExporter
     from traitlets import Float, Unicode                 # nbgrader's configuration system
@@ -140,9 +141,20 @@ class RestoreDeletedCells(OverwriteCells):
         return nb, resources
 
 
+class ClientWithoutHeartbeat(AsyncKernelClient):
+    """A kernel client that opens no heartbeat channel: a kernel that writes on its own sockets could leave the
+    heartbeat's thread waiting for ever, and with it nbclient's clean-up (whether the kernel lives is asked of its
+    process instead)."""
+
+    def start_channels(self, shell=True, iopub=True, stdin=True, hb=True, control=True):
+        super().start_channels(shell=shell, iopub=iopub, stdin=stdin, hb=False, control=control)
+
+
 class ConfinedKernelManager(AsyncKernelManager):
     """The kernel manager of a graded submission: its kernel is `kgslab.check.graded_kernel`, confined before it
     starts, in a folder of its own; `end` kills its process group (all it started) and removes the folder."""
+
+    client_class = "kgslab.grader.ClientWithoutHeartbeat"
 
     def format_kernel_cmd(self, extra_arguments=None):
         if not getattr(self, "home", None):
@@ -179,14 +191,42 @@ class ExecuteAndCarryOn(Execute):
             return manager
 
         self.create_kernel_manager = create_kernel_manager
+        cells = sum(cell.cell_type == "code" for cell in nb.cells)
         try:
-            return super().preprocess(nb, resources, *args, **kwargs)
-        except Exception as err:  # noqa: BLE001 -- CellTimeoutError, DeadKernelError, ...
+            with _deadline((self.timeout or 60) * (cells + 2) + self.startup_timeout + 60):
+                return super().preprocess(nb, resources, *args, **kwargs)
+        except Exception as err:  # noqa: BLE001 -- CellTimeoutError, DeadKernelError, a stuck clean-up, ...
             self.log.warning("kgslab: the submission's kernel did not finish (%s); grading outside it", err)
             return nb, resources
         finally:
             for manager in managers:
                 manager.end()
+
+
+class _StuckKernel(Exception):
+    """The notebook's run outlasted every cell's time limit together (a client left waiting on a kernel)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    """Raise _StuckKernel in this (main) thread after `seconds`: the run of one submission never holds up the
+    next.  Elsewhere (another thread) nothing is armed."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum, frame):
+        raise _StuckKernel(f"the kernel's run took more than {seconds:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 class GradeOutsideKernel(NbGraderPreprocessor):
@@ -246,12 +286,13 @@ class GradeOutsideKernel(NbGraderPreprocessor):
                 continue
             earlier = [c.source for c in nb.cells[:index] if c.cell_type == "code"]
             unknown_then[key] = {other for other in functions if other != key and other not in graded}
-            graded[key] = self._graded(known[key], functions, key, earlier, info.get("student", ""), graded)
+            graded[key] = self._confined_verdict(known[key], functions, key, earlier, info.get("student", ""), graded)
             order.append((index, cell, key, earlier))
         failed = {key for key, (judged, _) in graded.items() if not judged.passed}
         for index, cell, key, earlier in order:
             if key in failed and unknown_then[key] & failed:
-                graded[key] = self._graded(known[key], functions, key, earlier, info.get("student", ""), graded)
+                graded[key] = self._confined_verdict(known[key], functions, key, earlier, info.get("student", ""),
+                                                     graded)
         for index, cell, key, earlier in order:
             judged, confinement = graded[key]
             passed, verdict = judged.passed, _shown(judged)
@@ -270,10 +311,14 @@ class GradeOutsideKernel(NbGraderPreprocessor):
 
     def _verdict(self, exercise, functions, key, earlier_sources, student):
         """(passed, the verdict's text) of the submission's function for `key`: public cases, then hidden ones."""
-        judged, _ = self._graded(exercise, functions, key, earlier_sources, student, {})
+        judged = self._graded(exercise, functions, key, earlier_sources, student)
         return judged.passed, _shown(judged)
 
-    def _graded(self, exercise, functions, key, earlier_sources, student, graded):
+    def _graded(self, exercise, functions, key, earlier_sources, student, graded=None):
+        """The check's `Verdict` on the submission's function for `key`: public cases, then hidden ones."""
+        return self._confined_verdict(exercise, functions, key, earlier_sources, student, graded or {})[0]
+
+    def _confined_verdict(self, exercise, functions, key, earlier_sources, student, graded):
         """(the check's `Verdict` on the submission's function: public cases, then hidden ones; the confinement
         the child reported).
 

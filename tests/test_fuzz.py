@@ -58,6 +58,10 @@ _GRADING = ("the grading machinery of issue 30 (closed references, the forked an
 PENDING = {module: _GRADING for module in ("kgslab.check.closed", "kgslab.check.flags", "kgslab.check.forked",
                                            "kgslab.check.hidden", "kgslab.check.plain", "kgslab.check.sandbox",
                                            "kgslab.check.submission", "kgslab.grader")}
+_CONFINES = ("confines the calling process for the rest of its life (Landlock, seccomp): never called in the test "
+             "process; tested call by call in forks in tests/test_confine.py")
+PENDING["kgslab.check.confine"] = _CONFINES
+PENDING["kgslab.check.graded_kernel"] = _CONFINES
 PENDING["kgslab.feedback"] = ("nbgrader's feedback preprocessor and code filter (issue 29): tested in "
                               "tests/test_feedback.py, not fuzzed yet")
 PENDING["kgslab.grade"] = ("issue 24's class grading (course directories, gradebooks, worker processes): tested in "

@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from kgslab import check
+from kgslab import check, release
 from kgslab.check import flags, hidden, plain, sandbox, submission, virtual_time
 
 SOLVED = '''
@@ -352,3 +352,101 @@ def test_a_child_whose_server_ends_ends_with_it():
         killer.start()
         answers = sandbox.run_sandboxed(_request(spinner), 30)
     assert answers == [{"kind": "crashed"}] and time.monotonic() - started < 10, answers
+
+
+@pytest.mark.parametrize("stem", [path.stem for path in sorted(release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))])
+def test_no_flag_fires_on_a_solved_notebook(stem):
+    """A flag names what a student's code reached for: the solutions reach for nothing (the provided cells, the
+    same in every copy, are not looked at by the grader)."""
+    import nbformat
+
+    solution = nbformat.read(release.SOLUTIONS / f"{stem}.ipynb", as_version=4)
+    sources = [cell.source for cell in solution.cells if cell.cell_type == "code"]
+    functions = submission.exercise_functions(sources)
+    definitions = submission.definitions(sources)
+    for key, function in functions.items():
+        assert flags.flags(definitions, function, key) == [], (key, flags.flags(definitions, function, key))
+    solved = [cell.source for cell in solution.cells if cell.cell_type == "code" and release.has_solution(cell)]
+    assert flags.notebook_flags(solved) == [], flags.notebook_flags(solved)
+
+
+def test_flags_name_the_routes_around_the_name():
+    body = {"gc": "import gc\ndef ridge_primal(X, y, gamma):\n    return [f for f in gc.get_objects()][0](X, y, gamma)",
+            "runpy": "import runpy\ndef ridge_primal(X, y, gamma):\n"
+                     "    return runpy.run_module('kgslab.regression')['ridge'](X, y, gamma)",
+            "inspect": "import inspect\nfrom kgslab import regression\ndef ridge_primal(X, y, gamma):\n"
+                       "    return inspect.getclosurevars(regression.ridge).nonlocals['original'](X, y, gamma)",
+            "subprocess": "import subprocess\ndef ridge_primal(X, y, gamma):\n    subprocess.Popen(['true'])",
+            "os.kill": "import os\ndef ridge_primal(X, y, gamma):\n    os.kill(os.getppid(), 9)",
+            "__name__": "def ridge_primal(X, y, gamma):\n    if __name__ != '__student__':\n"
+                        "        raise NotImplementedError()"}
+    for route, source in body.items():
+        found = flags.flags(submission.definitions([source]), "ridge_primal", "nb01_exercise_1_primal")
+        assert any(route in note for note in found), (route, found)
+
+
+def test_a_stuck_kernel_run_is_given_up():
+    import time
+
+    from kgslab.grader import _deadline, _StuckKernel
+
+    started = time.monotonic()
+    with pytest.raises(_StuckKernel):
+        with _deadline(0.3):
+            time.sleep(5)
+    assert time.monotonic() - started < 2
+
+
+def test_a_syntax_error_is_reported_with_its_line():
+    cells = ["import numpy as np", "def ridge_primal(X, y, gamma):\n    l, d = X.shape\n    return (np.eye(d)"]
+    (answer,) = sandbox.run_sandboxed({**_request("\n".join(cells)), "cases": [{"public": 0}],
+                                       "syntax_error": submission.syntax_error(cells, "ridge_primal")}, 20)
+    assert answer["kind"] == "raised" and answer["value"][0] == "SyntaxError", answer
+    assert "line 3 of the cell defining ridge_primal" in answer["value"][1]
+
+
+def test_a_line_that_is_no_message_costs_that_exercise_only():
+    writer = ("import os\ndef ridge_primal(X, y, gamma):\n"
+              "    for fd in range(64):\n        try:\n            os.write(fd, b'not json\\n')\n"
+              "        except OSError:\n            pass\n    return X[0]")
+    with sandbox.session():
+        (garbled,) = sandbox.run_sandboxed(_request(writer), 20)
+        after = sandbox.run_sandboxed(_request(SOLVED), 20)
+    assert garbled["kind"] == "garbled" and [o["kind"] for o in after] == ["returned"] * 3
+
+
+def test_the_students_own_check_refuses_the_reference_found_by_any_route(capsys):
+    """In the notebook too: the check's fork takes the reference out, so a route around its name earns a ✘."""
+    import gc
+    import runpy
+
+    def by_gc(X, y, gamma):
+        original = next(f for f in gc.get_objects() if getattr(f, "__qualname__", "") == "ridge"
+                        and getattr(f, "__module__", "") == "kgslab.regression"
+                        and not hasattr(f, "_kgslab_closed_name"))
+        return original(X, y, gamma)
+
+    def by_runpy(X, y, gamma):
+        return runpy.run_module("kgslab.regression")["ridge"](X, y, gamma)
+
+    for cheat in (by_gc, by_runpy):
+        assert check.nb01_exercise_1_primal(cheat) is not cheat
+    printed = capsys.readouterr().out
+    assert printed.count("✘") == 2 and "✔" not in printed
+
+
+def test_a_dual_on_the_students_own_primal_passes_in_the_notebook_whether_the_primal_passed_or_not(capsys):
+    import numpy as np
+
+    def own_primal(X, y, gamma):
+        l, d = X.shape
+        return np.linalg.solve(X.T @ X + gamma * l * np.eye(d), X.T @ y)
+
+    for primal in (own_primal, lambda X, y, gamma: None):
+        ridge_primal = check.nb01_exercise_1_primal(primal)
+
+        def ridge_dual(X, y, gamma):
+            return (y - X @ ridge_primal(X, y, gamma)) / (gamma * X.shape[0])
+
+        assert check.nb01_exercise_1_dual(ridge_dual) is ridge_dual
+    assert "called" not in capsys.readouterr().out

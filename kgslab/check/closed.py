@@ -49,7 +49,8 @@ import types
 from typing import Callable, Iterable
 
 __all__ = ["ClosedReference", "close", "closing", "refuse_if_closed", "closed_name", "take_out", "OUTSIDE",
-           "outside_packages", "package_files"]
+           "outside_packages", "package_files",
+           "refuse_taken_out"]
 
 
 class ClosedReference(RuntimeError):
@@ -188,7 +189,7 @@ def outside_packages(key: str | None) -> tuple[str, ...]:
     return OUTSIDE.get(key, OUTSIDE.get(key.split("_")[0], ()))
 
 
-def _refuse_taken_out(name: str):
+def refuse_taken_out(name: str):
     """What a taken-out function does instead of its work: remember the call, raise ClosedReference."""
     if _CALLS:
         _CALLS[-1].append(name)
@@ -196,7 +197,7 @@ def _refuse_taken_out(name: str):
 
 
 def _refusing_code(code: types.CodeType, name: str) -> types.CodeType:
-    """A code object with `code`'s free variables that only calls _refuse_taken_out(name)."""
+    """A code object with `code`'s free variables that only calls refuse_taken_out(name)."""
     free = [f"_free{index}" for index in range(len(code.co_freevars))]
     lines = ["def _outer():"] + [f"    {variable} = None" for variable in free]
     lines += ["    def _taken_out(*args, **kwargs):"]
@@ -260,6 +261,10 @@ def package_files(packages: Iterable[str]) -> list[str]:
             continue
         base = os.path.join(list(spec.submodule_search_locations)[0], *rest)
         found += [path for path in (base, base + ".py") if os.path.exists(path)]
+        cache = os.path.join(os.path.dirname(base), "__pycache__")
+        if os.path.isfile(base + ".py") and os.path.isdir(cache):      # its bytecode, which import reads first
+            stem = os.path.basename(base) + "."
+            found += [os.path.join(cache, entry) for entry in os.listdir(cache) if entry.startswith(stem)]
     return found
 
 
@@ -269,7 +274,7 @@ def take_out(names: Iterable[str], packages: Iterable[str] = ()) -> list[str]:
 
     Never call it in a process that goes on to do anything else: the kit's own references stop working in it.
     """
-    builtins.__kgslab_taken_out__ = _refuse_taken_out
+    builtins.__kgslab_taken_out__ = refuse_taken_out
     done: set = set()
     for name in names:
         try:

@@ -185,9 +185,13 @@ def _plan(roots: list[str], hidden: set[str]) -> list[tuple[str, int]]:
             folder = os.path.dirname(folder)
     above.add("/")
 
+    visited: set[str] = set()
+
     def allow(path: str) -> None:
-        if path in hidden:
+        path = os.path.realpath(path)             # a link (a venv's lib64) is judged by where it leads
+        if path in hidden or path in visited:
             return
+        visited.add(path)
         if path not in above:
             rules.append((path, _READ))
             return
@@ -247,6 +251,8 @@ def _landlock(home: str | None, kit: Path, hidden: list[str], abi: int, *, reada
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
     buffer = ctypes.create_string_buffer(attribute[:size], size)
     rules = _rules(home, kit, hidden, hide_loaded) + [(path, _READ) for path in readable]
+    if not hide_loaded:
+        rules.append(("/proc", _READ_DIR))                 # a kernel lists its children (interrupts); reads none
     ruleset = _syscall()(ctypes.c_long(_SYS_LANDLOCK["create_ruleset"]), buffer, ctypes.c_size_t(size),
                          ctypes.c_uint32(0))
     if ruleset < 0:

@@ -30,7 +30,7 @@ import signal
 import time
 from typing import Callable
 
-__all__ = ["available", "run_forked", "read_answers", "die_with_parent", "calls", "FallbackError"]
+__all__ = ["available", "run_forked", "read_answers", "die_with_parent", "calls", "FallbackError", "keep_only"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -49,6 +49,17 @@ def die_with_parent(parent: int) -> None:
     set_death_signal(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:                # it ended before the request took effect
         os._exit(0)
+
+
+def keep_only(*descriptors: int) -> None:
+    """In a fresh fork: close every inherited file descriptor but 0-2 and `descriptors` (a kernel's sockets, a
+    server's channel), so that nothing the child writes reaches anything but its own pipes."""
+    kept = sorted(set(descriptors))
+    low = 3
+    for descriptor in kept + [None]:
+        os.closerange(low, descriptor if descriptor is not None else os.sysconf("SC_OPEN_MAX"))
+        if descriptor is not None:
+            low = descriptor + 1
 
 
 def _child(write_end: int, call_one: Callable[[int], dict], n_calls: int, parent: int,
@@ -160,8 +171,7 @@ def run_forked(call_one: Callable[[int], dict], n_calls: int, budget: float, *,
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:
-        os.close(read_end)
-        os.close(ask_write)
+        keep_only(write_end, ask_read)
         calls.open(write_end, ask_read)
         _child(write_end, call_one, n_calls, parent, prepare)
     os.close(write_end)
@@ -213,7 +223,7 @@ class _Calls:
         if reply.get("kind") == "closed":
             from . import closed
 
-            closed._refuse_taken_out(str(reply.get("value")))
+            closed.refuse_taken_out(str(reply.get("value")))
         error, text = (reply.get("value") or ["RuntimeError", "the fall-back failed"])[:2]
         raise FallbackError(f"{error}: {text}")
 

@@ -50,7 +50,8 @@ def _solver_hidden(rng):
 nb01_exercise_1_primal = Exercise(
     "nb01_exercise_1_primal", "Exercise 1 (primal ridge regression)",
     _regression.ridge, _solver_cases(_regression.ridge), points=2,
-    closed=("kgslab.regression.ridge_dual", "kgslab.regression.kernel_ridge"), compare=allclose(rtol=1e-6),
+    closed=("kgslab.regression.ridge_dual", "kgslab.regression.kernel_ridge", "kgslab.regression.gp_posterior"),
+    compare=allclose(rtol=1e-6),
     hidden=_solver_hidden,
     hint="w* solves the normal equations of ridge regression, a d x d linear system (d = the number of "
          "features); its matrix is X'X plus the penalty gamma l times the identity, its right-hand side X'y.",
@@ -60,7 +61,8 @@ nb01_exercise_1_primal = Exercise(
 nb01_exercise_1_dual = Exercise(
     "nb01_exercise_1_dual", "Exercise 1 (dual ridge regression, eq. 2)",
     _regression.ridge_dual, _solver_cases(_regression.ridge_dual), points=2,
-    closed=("kgslab.regression.ridge", "kgslab.regression.kernel_ridge"), compare=allclose(rtol=1e-6),
+    closed=("kgslab.regression.ridge", "kgslab.regression.kernel_ridge", "kgslab.regression.gp_posterior"),
+    compare=allclose(rtol=1e-6),
     hidden=_solver_hidden,
     hint="alpha* has one entry per training point: eq. (2) is an l x l system whose matrix is built from the "
          "inner products between training points (XX', not X'X) plus gamma l times the identity.",

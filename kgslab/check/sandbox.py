@@ -63,7 +63,7 @@ import tempfile
 import threading
 import time
 
-from .forked import die_with_parent, read_answers
+from .forked import die_with_parent, keep_only, read_answers
 
 __all__ = ["run_sandboxed", "session"]
 
@@ -289,6 +289,7 @@ def _forked_child(server: int, home: str, request_fd: int, answers_fd: int) -> N
     try:
         die_with_parent(server)
         _limits()
+        keep_only(request_fd, answers_fd)
         null = os.open(os.devnull, os.O_RDWR)
         for standard in (0, 1, 2):               # what the student's code writes on them reaches no one
             os.dup2(null, standard)
