@@ -8,12 +8,12 @@ sort is stable, so each module keeps its own order and each notebook's cells sta
 """
 
 LONGEST_FIRST = (
-    # notebooks, by their one-core run time (issue 25's table): nbval's scopes and the claims' shifted reruns
+    # notebooks, by their one-core run time (benchmarks/notebooks.md): nbval's scopes and the claims' shifted reruns
     "08_", "10_", "09_", "06_",
     # unit modules of seconds to minutes: nbgrader autograding of 01, every solution graded outside the kernel,
     # the wheel's build, long sampler runs
     "test_grading_cheats.py", "test_grading.py", "test_grader_units.py", "test_wheel_contents.py", "test_kgs.py",
-    "test_check_core.py", "test_fuzz.py",
+    "test_core.py", "test_fuzz.py",
 )
 
 

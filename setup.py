@@ -6,8 +6,8 @@ and kgslab._notebooks (the folder mapping and the file globs are in pyproject.to
 the wheel is what students install (instructors: the repository, or `make solutions-zip`).
 Every subfolder of data/ (constitution/, sky_masks/, results/, and any added later) is listed
 as a package too, so that its files ship without setuptools' "package would be ignored" warning.
-kgslab's own packages are found as namespace packages, so a subfolder of kgslab/ ships even
-without an __init__.py (kgslab/papers/ has none). Everything else about the build is in pyproject.toml.
+kgslab's own packages are found as namespace packages, so a subfolder of kgslab/ ships whether
+or not it has an __init__.py. Everything else about the build is in pyproject.toml.
 """
 
 from setuptools import find_namespace_packages, setup

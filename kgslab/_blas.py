@@ -5,8 +5,8 @@ rows).  Waking BLAS threads for each costs more than it saves, and the machines 
 shared, so below `SMALL` rows every BLAS call runs on one thread; larger one-off factorisations keep the
 library's default.
 
-Finding the BLAS libraries (threadpoolctl reads the list of loaded libraries and opens each) costs about 3 ms, more
-than a short Gibbs run: it is done once, on the first call, when numpy's and scipy's BLAS are loaded (the kit
+Finding the BLAS libraries (threadpoolctl reads the list of loaded libraries and opens each) can cost more than a
+short Gibbs run, so it is done once, on the first call, when numpy's and scipy's BLAS are loaded (the kit
 imports both before it calls BLAS).
 """
 

@@ -24,8 +24,8 @@ over the m pairs, then per chain a binary search and a plane rotation: nothing e
 The run loop (`steps`) makes each step on up to COMPILED_UP_TO training points by compiled loops (numba:
 `_tangents`, `move_compiled`), the same draws and arithmetic as the numpy functions here, which one step of one
 chain uses (`kgslab.circle`: notebook 08's exercise, without numba) and the tests hold the compiled loops to.
-Measured on one core, 4 chains: 51 -> 11 us a step at m = 12 and 69 -> 36 us at m = 76, where a dozen numpy calls
-on m numbers cost more than their arithmetic.
+Compiled loops pay off for small m, where a dozen numpy calls on m numbers cost more than their arithmetic
+(benchmarks/bench_kgs.py measures both; benchmarks/measured.md has the figures).
 """
 
 from __future__ import annotations
@@ -50,17 +50,15 @@ MAX_STEPS = 10_000_000
 #: normal doubles (where weights lose digits): that circle's step is redone in log space.
 FAINT = 1e-280
 #: m r from which the chains' products are one BLAS gemv each: OpenBLAS's gemm for a few rows packs the whole
-#: m x r matrix on every call (2-6 matrix-vector products, benchmarks/bench_kgs.py); below it one call is cheaper.
+#: m x r matrix on every call (benchmarks/bench_kgs.py measures it); below it one call is cheaper.
 ROWWISE_PRODUCTS = 40_000
 #: chains from which a step draws its pairs of arcs in one pass over all chains (`pick_pairs`); fewer are drawn one
-#: by one, where a dozen numpy calls on k numbers cost more than k binary searches (m = 76: one pass is slower up
-#: to 4 chains, even at 6, faster from 8 on; the tempered ladder of `kgslab.evidence` steps 80)
+#: by one, where a dozen numpy calls on k numbers cost more than k binary searches (benchmarks/measured.md; the
+#: tempered ladder of `kgslab.evidence` steps 80 chains, one pass)
 ONE_PASS_DRAWS = 8
 #: training points m up to which the run loop steps by compiled loops (`move_compiled`); above it the numpy calls'
-#: vector arithmetic (arctan, sort) outweighs their overhead.  Where the two cross depends on the CPU: measured with
-#: benchmarks/bench_kgs.py (one core, 4 chains, the "compiled loops" rows), numpy / compiled time a step on an AMD
-#: EPYC (AVX2) 1.11 at m = 250, 1.13-1.15 at 300, 1.04 at 350, 0.95-1.03 at 400, 0.91 at 500; on the CPU that first
-#: chose it, 0.86 at m = 400.  Notebook 08's replica exchange, 84 chains at m = 76, runs faster compiled.
+#: vector arithmetic (arctan, sort) outweighs their overhead.  Where the two cross depends on the CPU:
+#: benchmarks/bench_kgs.py's "compiled loops" rows measure it (benchmarks/measured.md has the figures for 350).
 COMPILED_UP_TO = 350
 
 

@@ -359,7 +359,7 @@ def _bounces(train, test, train_rows, test_rows, reflection_factors, y, plus_sig
 
     Every loop runs along one row and does one thing, so that the compiler turns it into vector code: a loop
     that rotates the test projections and also credits the rare one whose label flipped (an arctan behind a
-    branch) is compiled to scalar code that evaluates the branch for every point, twenty times slower.
+    branch) is compiled to scalar code that evaluates the branch for every point (benchmarks/measured.md).
     """
     l = train.shape[1] // 2
     m = test.shape[1]

@@ -1,14 +1,14 @@
 """Feedback a student can read: kgslab's preprocessor for ``nbgrader generate_feedback``.
 
 The course's nbgrader_config.py (``python -m kgslab.assignments``) adds `FiguresForFeedback` to nbgrader's
-GenerateFeedback.  The feedback page embeds every figure of the graded notebook as it was drawn: 08's nine
-figures are 1.8 MB of PNG as stored (RGBA, 700 to 1600 pixels wide), 2.4 MB once base64-encoded in the page,
-most of the 2.8 MB a student received.  Each figure is redrawn for a page a student reads in a browser:
+GenerateFeedback.  The feedback page embeds every figure of the graded notebook as it was drawn, and stored
+figures (RGBA, up to 1600 pixels wide, base64-encoded in the page) make up most of a page's size
+(benchmarks/measured.md).  Each figure is redrawn for a page a student reads in a browser:
 
 * at most `max_width` pixels wide (the page is narrower than that), flattened on white, with an adaptive palette
   of `colours` colours (matplotlib's flat colours and antialiased edges survive; a PNG with a palette is 3 to 4
   times smaller than the RGBA one); when a notebook's figures still take more than `budget` bytes, all of them
-  are scaled down by one factor (08: about 0.6 of 800 pixels, 250 KB for nine figures);
+  are scaled down by one factor;
 * with alt text (nbconvert's classic template, which nbgrader's feedback template extends, writes
   ``output.metadata["image/png"]["alt"]`` as the image's ``alt``; without it the exporter warns "Alternative
   text is missing" and writes "No description has been provided for this image"): the figure's title as the
@@ -17,7 +17,7 @@ most of the 2.8 MB a student received.  Each figure is redrawn for a page a stud
   (an f-string) keeps its words with "…" for the values.
 
 And the code cells are shown without syntax colouring (`plain_code`): Pygments' markup, a ``<span>`` per
-token, was 200 KB of 08's page.  So a notebook's feedback stays under 500 KB (08: 2.8 MB before).
+token, is several times the size of the code.  So a notebook's feedback stays under 500 KB.
 
 The grade is untouched: the preprocessor runs on the feedback copy only, after the grades are read.
 """
@@ -134,7 +134,7 @@ class FiguresForFeedback(Preprocessor):
 def plain_code(source, language=None, metadata=None, **kwargs) -> str:
     """A code cell's source as plain, escaped HTML: nbconvert's `highlight_code` filter without the colouring.
 
-    Pygments wraps every token in its own ``<span>``: for 08's 39 KB of code, 200 KB of the feedback page.
+    Pygments wraps every token in its own ``<span>``, several times the size of the code it colours.
     The course's config (``c.HTMLExporter.filters``) puts this in its place for nbgrader's feedback.
     """
     from html import escape

@@ -40,12 +40,11 @@ y_i <c, phi_i> and slopes y_i <v, phi_i> (a rotation by the flight time; a refle
 the impulses of the reflections (`VersionSpaceHMC`).  Every point of the orbit is a draw of the truncated
 Gaussian (the flow keeps it), so each iteration is read at 8 evenly spaced times: the draw recorded for test
 point j and iteration n is the fraction of those snapshots with <c(t), phi(x_j)> > 0 (more snapshots, or the
-exact fraction of the flight's time, add little: 32 snapshots give 3% more effective samples than 8 on heart).
-The loop over events is compiled (numba, `_fly`): a bounce costs about 0.3 us on heart (l = 162), against
-3.5 us for the 16 chains flown in lockstep by numpy that preceded it, and a converged heart split takes about
-1 s of one core (benchmarks/heart_splits.py).  Per bounce HMC buys about as many effective samples as the
-billiard on heart.  Independent chains, split rank R-hat and ESS (`kgslab.diagnostics`) decide when to stop,
-as for the billiard.
+exact fraction of the flight's time, add few effective samples: benchmarks/sampler_ess.py).
+The loop over events is compiled (numba, `_fly`): a bounce is O(l) scalar updates, which numpy calls
+would cost many times over (benchmarks/heart_splits.py and benchmarks/sampler_ess.py time a converged heart split
+and the effective samples per second against the billiard; benchmarks/measured.md has the figures).
+Independent chains, split rank R-hat and ESS (`kgslab.diagnostics`) decide when to stop, as for the billiard.
 
 Soft version (BT section 5): K + lam I for the training points, the cross-kernel as given.
 """
@@ -232,7 +231,7 @@ class VersionSpaceHMC:
     c(t) = cos t (c0 + G'Q) + sin t (v0 - G'P) is formed when needed: at `n_snapshots` evenly spaced times of
     each iteration, where every test point's label is read as sign (P_test c) with P_test = K_test U diag(s)^-1/2,
     and at the end of the iteration, where the margins are recomputed from c (no drift from the updates).
-    The loop over events is `_fly` (compiled by numba; a bounce costs about 0.3 us on heart).
+    The loop over events is `_fly` (compiled by numba).
 
     Chain k draws its start radius and its velocities from its own generator (SeedSequence child k of
     random_state), so a chain's draws do not depend on how a run is cut into `run` calls.
@@ -241,9 +240,10 @@ class VersionSpaceHMC:
     """
 
     # iterations per call of the compiled loop: bounds the memory of the velocities, and keeps Ctrl-C answered
-    # (Python sees it between calls; 32 iterations of heart take ~10 ms)
+    # (Python sees it only between calls)
     BLOCK = 32
-    # an iteration with more bounces than this is refused (heart: about 1100; 10**7 is seconds of one core):
+    # an iteration with more bounces than this is refused (thousands of times an iteration's bounces on the papers'
+    # data sets, benchmarks/measured.md):
     # the compiled loop cannot be interrupted, so a flight that never ends must not be possible
     MAX_BOUNCES_PER_ITERATION = 10_000_000
 
@@ -376,9 +376,9 @@ def hmc_run(K, y, K_test, n_iterations="auto", *, n_chains: int = 8, lam: float 
     uncounted, then records one draw per iteration (time pi/2).  n_iterations per chain: an integer, or "auto"
     (until every p+ has MC error < target_error and R-hat < target_rhat where p+ is more than 2 target_error
     from 0 and 1, as `billiard_run`; at most max_iterations, with a ConvergenceWarning at the cap).
-    8 chains: on heart (benchmarks/heart_splits.py) 4, 8 and 16 chains reach the rule after about the same
-    total number of iterations (4: the MC error binds; 16: R-hat, which needs long chains), 32 take twice as
-    long; of the cheap ones 8 compare the most chains.
+    8 chains: few chains make the MC error bind, many make R-hat bind (it needs long chains); 8 is among the
+    cheapest in total iterations and compares the most chains of those (benchmarks/heart_splits.py,
+    benchmarks/measured.md).
     """
     if K_test is None:
         raise TypeError("K_test must be the (m, l) cross-kernel of the test points, got None")

@@ -10,7 +10,7 @@ origin of feature space to the mean of the training points.  Both only need
 the Gram matrix, never the feature vectors themselves: the kernel trick.
 
 They live apart from `kgslab.kernels`, which notebooks 02 and 03 import for their kernels before notebook 04
-asks for these (issue 28: a copy imports no module that holds its own or a later exercise's reference).  The
+asks for these, because a student copy imports no module that holds its own or a later exercise's reference.  The
 notebooks after 04 (05-07) normalise with `normalise` from here: by then it is the student's own work.
 """
 

@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_EPOCHS = 1000
-# A pass over one example is a step of a Python loop (about 1 microsecond): 1e8 steps is minutes.
+# A pass over one example is a step of a Python loop: 1e8 steps is minutes.
 # max_epochs beyond that on inseparable data would look like a hang, so it is refused up front.
 MAX_EXAMPLE_VISITS = 1e8
 

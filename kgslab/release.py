@@ -152,7 +152,7 @@ def cells_hash(notebook) -> str:
 
 def clear_outputs(notebook) -> None:
     """Remove what running the notebook left in it, in place: every output and execution count, run-time
-    cell metadata, and the saved widget state (the solution's slider values and numbers, 300 KB in 08).
+    cell metadata, and the saved widget state (the solution's slider values and numbers).
 
     Both the student copies and the course's nbgrader sources (kgslab.assignments) go through here, so
     neither carries a solution's results."""

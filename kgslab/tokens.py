@@ -62,8 +62,8 @@ def _stemmer(language: str):
 
 @lru_cache(maxsize=200_000)
 def _stem(language: str, word: str) -> str:
-    # The pure-Python stemmer is slow (~0.1 ms a word) and a corpus repeats its
-    # words many times: stem each distinct word once.
+    # The stemmer is pure Python, far slower than a dictionary look-up, and a corpus
+    # repeats its words many times: stem each distinct word once.
     return _stemmer(language).stemWord(word)
 
 
