@@ -86,7 +86,7 @@ def _step_slip(got, case):
     slips = [("error-sign", boundaries, m - errors, 1.0,
               "your step drew the angle as if the arcs' counts were of correct points, not of errors (m - e "
               "for e): the error count goes up where a point becomes an error and down where it becomes correct "
-              "again (exercise 2), and eq. (3) weights an arc by q^e (1 - q)^(m - e) with e its errors"),
+              "again (Exercise 8.2), and eq. (3) weights an arc by q^e (1 - q)^(m - e) with e its errors"),
              ("sine-sign", boundaries, errors, -1.0,
               "your step drew the right angle theta but moved to cos(theta) w - sin(theta) v: the circle of steps "
               "3-8 is w(theta) = cos(theta) w + sin(theta) v, the one the crossing angles were computed on")]
@@ -123,7 +123,7 @@ def _compare_step(expected, got, case):
     if slip is not None:
         return Problem(problem, *slip)
     return Problem(problem, "wrong-angle", "your new point lies on the right great circle but at another angle. The "
-                   "angle must come from the arcs of exercises 1-2 (the crossings of w and v with the training "
+                   "angle must come from the arcs of Exercises 8.1-8.2 (the crossings of w and v with the training "
                    "points, and the arc errors), drawn by the kit's step-7 function with the generator rng given, "
                    "and nothing else drawn from it before")
 
@@ -157,7 +157,7 @@ def _compare_votes(expected, got):
 
 
 nb08_exercise_1 = Exercise(
-    "nb08_exercise_1", "Crossing angles (steps 3-4)",
+    "nb08_exercise_1", "Exercise 8.1 (crossing angles, steps 3-4)",
     _kit_circle.crossing_angles, _angle_cases, points=3,
     closed=("kgslab.crossings.crossing_angle", "kgslab.crossings.crossing_half_angles"),
     compare=allclose(rtol=1e-9, atol=1e-9),
@@ -169,7 +169,7 @@ nb08_exercise_1 = Exercise(
 
 
 nb08_exercise_2 = Exercise(
-    "nb08_exercise_2", "Arc errors by one sweep (step 6)",
+    "nb08_exercise_2", "Exercise 8.2 (arc errors by one sweep, step 6)",
     _kit_circle.arc_errors_by_sweep, _sweep_cases, points=3, closed=("kgslab.circle.arc_errors_direct",),
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="walking round the circle from theta = 0, every crossing changes the count by one: up at a 'becomes "
@@ -182,11 +182,11 @@ nb08_exercise_2 = Exercise(
 
 
 nb08_exercise_3 = Exercise(
-    "nb08_exercise_3", "One full step of the KGS (steps 3-8)",
+    "nb08_exercise_3", "Exercise 8.3 (one full step of the KGS, steps 3-8)",
     _kit_circle.step_on_circle, _step_cases, points=4, closed=("kgslab.circle.gibbs_step",),
     compare=_compare_step,
     hint="the step needs the outputs of w and of v on the training points (the features are their coordinates), "
-         "your crossing angles and arc errors (exercises 1-2), one angle theta drawn from the arcs by the kit's "
+         "your crossing angles and arc errors (Exercises 8.1-8.2), one angle theta drawn from the arcs by the kit's "
          "sample_angle with the q and the generator given (the only random draw of the step), and the point "
          "of the great circle at theta (step 8).",
     code_hint="the outputs are matrix-vector products of features with coords and with direction; pass them and "
@@ -195,7 +195,7 @@ nb08_exercise_3 = Exercise(
 
 
 nb08_exercise_4 = Exercise(
-    "nb08_exercise_4", "The vote draws of several chains (eq. 4)",
+    "nb08_exercise_4", "Exercise 8.4 (the vote draws of several chains, eq. 4)",
     _kit_circle.vote_draws, _vote_cases, points=2,
     compare=_compare_votes,
     hint="sample j of chain c votes 1 on test point x when its output sum_i alpha_i k(x_i, x) is positive, 0 "
