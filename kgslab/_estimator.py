@@ -41,7 +41,7 @@ COUNT = Interval(Integral, 1, None, closed="left")
 RANDOM_STATE = ["random_state"]
 # The samplers' run lengths: burn-in may be 0; n_samples / n_bounces an integer or "auto"; the target MC error
 # and the cap on an "auto" run as kgslab.stopping.check_targets accepts them.
-COUNT0 = Interval(Integral, 0, None, closed="left")
+NON_NEGATIVE_COUNT = Interval(Integral, 0, None, closed="left")
 N_DRAWS = [COUNT, Options({"auto"})]
 TARGET_ERROR = Interval(Real, 1e-4, 0.5, closed="both")
 # The shell's own two parameters; a subclass declares `_parameter_constraints = {**KERNEL_CONSTRAINTS, ...}`

@@ -40,7 +40,7 @@ from scipy.linalg.blas import drot
 from ._blas import blas_threads
 from ._validation import check_work_budget
 from .crossings import crossing_half_angles
-from .versionspace import pick_by_weight, random_tangents, start_in_version_space, unit_tangents
+from .versionspace import consistent_start, pick_by_weight, random_tangents, unit_tangents
 
 #: steps between two renormalisations of a chain's point: the rotation keeps |c| = 1 up to ~1e-16 a step.
 RENORMALISE = 32
@@ -75,19 +75,14 @@ def active_points(features):
 
     A point with a zero feature vector has margin 0 <= 0 for every w: an error whatever w is.  It multiplies the
     likelihood by the constant q, so it drops out of the sampling (for q = 0 it leaves no version space, which
-    `version_space_start` reports).
+    `consistent_start` reports).
     """
     squared_norms = np.einsum("ij,ij->i", features, features)
     return squared_norms > 1e-14 * np.max(squared_norms)
 
 
-def version_space_start(features, y):
-    """A point of version space (every training point correct), or a ValueError if there is none.
-
-    The maximum-margin hyperplane of `kgslab.versionspace` (unit coordinates c).
-    """
-    return start_in_version_space(features, y, hint="q = 0 samples version space: use q > 0, "
-                                  "or a kernel that separates the data")
+#: what a q = 0 run without a version space tells its user to do
+NO_VERSION_SPACE_HINT = "q = 0 samples version space: use q > 0, or a kernel that separates the data"
 
 
 def class_mean_start(features, y, rng):
@@ -108,7 +103,7 @@ def start_points(features, y, q, n_chains, rng):
     their starts disagree and R-hat sees it.
     """
     if q == 0.0:
-        return np.tile(version_space_start(features, y), (n_chains, 1))
+        return np.tile(consistent_start(features, y, NO_VERSION_SPACE_HINT), (n_chains, 1))
     starts = rng.standard_normal((n_chains, features.shape[1]))
     active = active_points(features)
     starts[0] = class_mean_start(features[active], y[active], rng)

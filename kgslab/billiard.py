@@ -61,8 +61,8 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._estimator import (COUNT, COUNT0, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES, KERNEL_CONSTRAINTS, N_DRAWS,
-                         NON_NEGATIVE, RANDOM_STATE, SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR,
+from ._estimator import (COUNT, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES, KERNEL_CONSTRAINTS, N_DRAWS,
+                         NON_NEGATIVE, NON_NEGATIVE_COUNT, RANDOM_STATE, SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR,
                          TRANSDUCTION_AUTO_EXPECTED_FAILURES, KernelClassifier)
 from ._validation import (as_bool, as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_probabilities,
                           as_scalar, as_vector, check_work_budget)
@@ -72,8 +72,7 @@ from .diagnostics import summarise
 from .stopping import as_n_draws, check_targets, reported, run_until_converged
 from .hmc import hmc_run
 from . import crossings as _crossings   # private: this module (notebook 09 imports it) leads to no crossing function
-from .versionspace import (kernel_span, random_tangent, start_alpha,
-                           version_space_start)
+from .versionspace import kernel_span, random_tangent, version_space_start
 
 __all__ = ["KernelBilliard", "BilliardRun", "billiard_run", "billiard_probabilities", "transductive_confidence",
            "BayesianTransduction"]
@@ -130,7 +129,7 @@ class KernelBilliard:
         # a refresh costs O(l (l + m)); more than one per 1e-4 of arc length would be a run without end
         self.refresh_rate = as_scalar(refresh_rate, "refresh_rate", low=0.0, high=1e4)
         if start is None:
-            start = start_alpha(self._span, self.y, self.lam)
+            start = self._span.version_space_start(self.y, self.lam)
         start = as_vector(start, "start", length=l, length_of="K")
         self._train = np.zeros((2, 2 * l))
         self._test = np.zeros((2, self.n_test))
@@ -612,7 +611,8 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
     After a call, `rhat_`, `ess_` and `mc_error_` hold the diagnostics of its points.
     """
 
-    _parameter_constraints = {**KERNEL_CONSTRAINTS, "n_bounces": N_DRAWS, "lam": [NON_NEGATIVE], "burn_in": [COUNT0],
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, "n_bounces": N_DRAWS, "lam": [NON_NEGATIVE],
+                              "burn_in": [NON_NEGATIVE_COUNT],
                               "refresh_every": [Interval(Real, 1, None, closed="left"), None], "n_chains": [COUNT, None],
                               "sampler": [StrOptions({"auto", "billiard", "hmc"})], "target_error": [TARGET_ERROR],
                               "max_bounces": [Interval(Integral, 8, MAX_BOUNCES, closed="both")],

@@ -44,7 +44,7 @@ from ._validation import (as_bool, as_flip_rate, as_float_array, as_generator, a
 from .diagnostics import ess, mcse, rhat
 from .versionspace import kernel_coordinates
 
-__all__ = ["binary_entropy", "training_errors", "log_likelihood", "EvidenceRun", "evidence_run", "log_evidence"]
+__all__ = ["binary_entropy", "training_errors", "log_likelihood", "EvidenceRun", "evidence_run", "label_noise_log_evidence"]
 
 
 def binary_entropy(p_plus):
@@ -206,7 +206,7 @@ def _tempered_draws(features, y, ladder, n_chains, n_samples, thin, burn_in, swa
 def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: int = 4, burn_in: int = 50,
                  thin: int = 3, tempered: bool = False, swap_every: int = 1, random_state=None) -> EvidenceRun:
     """ln E_W[L[W, z]] (the denominator of eq. 2) for one or more flip rates q > 0, with its errors and the
-    convergence of every rung (an `EvidenceRun`; `log_evidence` returns only the value and its error).
+    convergence of every rung (an `EvidenceRun`; `label_noise_log_evidence` returns only the value and its error).
 
     The ladder has n_rungs values of s from 0 to the largest t = ln((1 - q) / q), spaced quadratically (E_s[e]
     falls steeply near s = 0, from m/2 to about the fewest errors, and is flat beyond).  On every rung after the
@@ -285,9 +285,12 @@ def evidence_run(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: i
                        swap_acceptance=swap_acceptance)
 
 
-def log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: int = 4, burn_in: int = 50,
-                 thin: int = 3, random_state=None):
+def label_noise_log_evidence(K, y, q, *, n_rungs: int = 25, n_samples: int = 50, n_chains: int = 4,
+                             burn_in: int = 50, thin: int = 3, random_state=None):
     """(ln E_W[L[W, z]], standard error), each shaped like q: `evidence_run` without the diagnostics.
+
+    The evidence of the KGS label-noise model (flip rate q, KGS eq. 3) with the prior uniform on the sphere; not
+    `kgslab.regression.log_evidence`, the Gaussian process's ln p(y | K, sigma2).
 
     K: (m, m) symmetric PSD kernel matrix; y: labels in {-1, +1} (or {0, 1}); q in (0, 0.5), a number or a
     vector (one ladder serves them all).  The error combines the Monte Carlo error of the rungs (from their

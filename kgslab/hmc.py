@@ -61,7 +61,7 @@ from ._validation import (as_cross_kernel, as_generator, as_pm1_labels, as_posit
                           check_work_budget)
 from .diagnostics import summarise
 from .stopping import as_n_draws, check_targets, run_until_converged
-from .versionspace import kernel_span, start_alpha
+from .versionspace import kernel_span
 
 __all__ = ["VersionSpaceHMC", "HMCRun", "hmc_run", "hmc_probabilities", "MAX_ITERATIONS"]
 
@@ -272,7 +272,7 @@ class VersionSpaceHMC:
         self._reflect = np.ascontiguousarray(self._impulses @ self._walls)        # (l, l)
         self._test_impulses = np.ascontiguousarray(self._impulses @ self._to_test)  # g_i't_j, (l, m)
         if start is None:
-            start = start_alpha(self._span, self.y, self.lam)
+            start = self._span.version_space_start(self.y, self.lam)
         start = as_vector(start, "start", length=l, length_of="K")
         direction = features.T @ start            # w = sum_i alpha_i phi_i has coordinates c = Phi' alpha
         smallest = float(np.min(self.y * (features @ direction)))

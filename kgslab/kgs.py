@@ -61,9 +61,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import circle as _circle   # eq. 4's votes per draw, with notebook 08's exercise references: private
 from . import evidence
-from ._estimator import (COUNT, COUNT0, KERNEL_CONSTRAINTS, N_DRAWS, RANDOM_STATE,
+from ._estimator import (COUNT, KERNEL_CONSTRAINTS, N_DRAWS, NON_NEGATIVE_COUNT, RANDOM_STATE,
                          SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, KernelClassifier)
-from ._kgs_engine import Chains, check_steps, start_points, version_space_start
+from ._kgs_engine import Chains, check_steps, start_points
 from ._parameters import Interval, checks_parameters
 from ._validation import (
     as_cross_kernel,
@@ -76,7 +76,7 @@ from ._validation import (
 )
 from .diagnostics import summarise
 from .stopping import as_n_draws, check_targets, reported, run_until_converged
-from .versionspace import kernel_coordinates
+from .versionspace import consistent_start, kernel_coordinates
 
 __all__ = [
     "kernel_coordinates",
@@ -90,19 +90,8 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------
-# Step 1 (the sampler's step and chains: kgslab._kgs_engine)
-# ---------------------------------------------------------------------------
-def consistent_start(features, y):
-    """A point of version space (every training point correct), or a ValueError if there is none.
-
-    The maximum-margin hyperplane of `kgslab.versionspace` (unit coordinates c): where q = 0 chains start.
-    """
-    features = as_matrix(features, "features")
-    y = as_pm1_labels(y, "y", length=features.shape[0], length_of="features")
-    return version_space_start(features, y)
-
-
+# Step 1, the start in version space, is `kgslab.versionspace.consistent_start` (exported here); the sampler's
+# step and chains are kgslab._kgs_engine's.
 # ---------------------------------------------------------------------------
 # The sampler
 # ---------------------------------------------------------------------------
@@ -251,9 +240,9 @@ class BayesPointMachine(KernelClassifier):
     """
 
     _parameter_constraints = {**KERNEL_CONSTRAINTS, "q": [Interval(Real, 0, 0.5, closed="left")],
-                              "n_samples": N_DRAWS, "burn_in": [COUNT0], "thin": [COUNT], "n_chains": [COUNT],
-                              "target_error": [TARGET_ERROR], "max_samples": [Interval(Integral, 8, None, closed="left")],
-                              "random_state": RANDOM_STATE}
+                              "n_samples": N_DRAWS, "burn_in": [NON_NEGATIVE_COUNT], "thin": [COUNT],
+                              "n_chains": [COUNT], "target_error": [TARGET_ERROR],
+                              "max_samples": [Interval(Integral, 8, None, closed="left")], "random_state": RANDOM_STATE}
     _precomputed_expected_failures = SAMPLER_PRECOMPUTED_EXPECTED_FAILURES
 
     def __init__(self, q=0.1, n_samples="auto", burn_in=100, thin=10, kernel="rbf", L=1.0, n_chains=4,
@@ -316,10 +305,10 @@ class BayesPointMachine(KernelClassifier):
     def log_evidence(self, q=None, **ladder):
         """(ln E_W[L[W, z]], standard error) for the training data at flip rate q (default self.q > 0).
 
-        `kgslab.evidence.log_evidence` with the estimator's n_chains (at least 2: R-hat compares chains) and
+        `kgslab.evidence.label_noise_log_evidence` with the estimator's n_chains (at least 2: R-hat compares chains) and
         random_state; `ladder` passes its other settings (n_rungs, n_samples, burn_in, thin).
         """
         check_is_fitted(self, "alphas_")
         ladder.setdefault("random_state", self.random_state)
         ladder.setdefault("n_chains", max(2, self.n_chains))
-        return evidence.log_evidence(self.train_gram_, self.y_pm1_, self.q if q is None else q, **ladder)
+        return evidence.label_noise_log_evidence(self.train_gram_, self.y_pm1_, self.q if q is None else q, **ladder)

@@ -44,8 +44,8 @@ from ._validation import (as_flip_rate, as_generator, as_gram, as_matrix, as_pm1
 # random_tangent, random_tangents and unit_tangents are the samplers' inner-loop
 # primitives (one call per Gibbs step or billiard flight, where a check of the arguments would cost more than the
 # arithmetic): they are used by kgs and billiard on arguments those modules have validated, and are not public;
-# so is start_alpha, `version_space_start` on a span the billiard has computed already.
-__all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "max_margin", "start_in_version_space",
+# `Span.version_space_start` is `version_space_start` on a span a sampler has computed already.
+__all__ = ["RANK_RTOL", "Span", "kernel_span", "kernel_coordinates", "max_margin", "consistent_start",
            "version_space_start", "sample_angle"]
 
 TWO_PI = 2.0 * np.pi
@@ -62,6 +62,15 @@ class Span(NamedTuple):
     @property
     def rank(self) -> int:
         return self.features.shape[1]
+
+    def version_space_start(self, y, lam: float = 0.0) -> np.ndarray:
+        """`version_space_start` of the kernel behind this span (= kernel_span(K, lam=lam)), as unit-norm alpha."""
+        y = as_pm1_labels(y, "y", length=self.gram.shape[0], length_of="the kernel matrix")
+        if lam > 0:
+            hint = f"increase lam (now {lam:g}), or use a kernel of higher capacity"
+        else:
+            hint = "use the soft version lam > 0 (K + lam I), or a kernel of higher capacity"
+        return self.to_alpha @ consistent_start(self.features, y, hint)
 
 
 def _refuse_low_precision(K, name: str) -> None:
@@ -194,14 +203,17 @@ def max_margin(features, y):
     return beta
 
 
-def start_in_version_space(features, y, hint: str) -> np.ndarray:
-    """Unit coordinates of the maximum-margin hyperplane: a point well inside version space.
+def consistent_start(features, y, hint: str = "use a kernel that separates the training points") -> np.ndarray:
+    """A point of version space (every training point correct) as unit coordinates c: the maximum-margin
+    hyperplane of `max_margin`, well inside version space.  Where the KGS chains start for q = 0; the billiard's
+    and HMC's start (`version_space_start`) is this point mapped back to alpha.
 
     Raises a ValueError ending with `hint` (what the caller's user can do) when there is no version space.
     """
     if not isinstance(hint, str):
         raise TypeError(f"hint must be a sentence (str) saying what to do instead, got {hint!r}")
     features = as_matrix(features, "features")
+    y = as_pm1_labels(y, "y", length=features.shape[0], length_of="features")
     beta = max_margin(features, y)
     if beta is None:
         raise ValueError("No version space: no w classifies every training point correctly "
@@ -217,18 +229,7 @@ def version_space_start(K, y, *, lam: float = 0.0) -> np.ndarray:
     back to alpha; y_i (K alpha)_i > 0 for every i.  No version space raises a ValueError that suggests the
     soft version lam > 0 (BT section 5).
     """
-    span = kernel_span(K, lam=lam)
-    return start_alpha(span, y, lam)
-
-
-def start_alpha(span: Span, y, lam: float = 0.0) -> np.ndarray:
-    """`version_space_start` of the kernel behind `span` (= kernel_span(K, lam=lam))."""
-    y = as_pm1_labels(y, "y", length=span.gram.shape[0], length_of="the kernel matrix")
-    if lam > 0:
-        hint = f"increase lam (now {lam:g}), or use a kernel of higher capacity"
-    else:
-        hint = "use the soft version lam > 0 (K + lam I), or a kernel of higher capacity"
-    return span.to_alpha @ start_in_version_space(span.features, y, hint)
+    return kernel_span(K, lam=lam).version_space_start(y, lam)
 
 
 # ---- step 7 of the kernel Gibbs sampler: the draw of an angle on one great circle ----

@@ -259,11 +259,11 @@ def _separable_kernel(m=12, seed=0):
                                              ({"burn_in": -5}, r"\bburn_in must be >= 0, got -5")])
 def test_log_evidence_refuses_run_lengths_that_leave_memory_uninitialised(ladder, message):
     """thin = 0 / burn_in = -5 used to return (-13.61, 1.80) computed from uninitialised memory."""
-    from kgslab.evidence import log_evidence
+    from kgslab.evidence import label_noise_log_evidence
     K, y = _separable_kernel()
     with pytest.raises(ValueError, match=message):
-        log_evidence(K, y, 0.1, n_rungs=3, n_samples=5, **{"burn_in": 2, "thin": 1, **ladder})
-    value, error = log_evidence(K, y, 0.1, n_rungs=3, n_samples=5, burn_in=2, thin=1, random_state=0)
+        label_noise_log_evidence(K, y, 0.1, n_rungs=3, n_samples=5, **{"burn_in": 2, "thin": 1, **ladder})
+    value, error = label_noise_log_evidence(K, y, 0.1, n_rungs=3, n_samples=5, burn_in=2, thin=1, random_state=0)
     assert np.isfinite(value) and np.isfinite(error)
 
 

@@ -98,8 +98,8 @@ def test_vote_convergence_needs_four_samples_per_chain():
     (lambda K, y, T: billiard_run(K, y, T, target_error=0.0), ValueError, "target_error"),
     (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, "lots"), ValueError, "n_samples must be a positive integer or 'auto'"),
     (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, 10, thin=0), ValueError, "thin must be >= 1"),
-    (lambda K, y, T: evidence.log_evidence(K, y, 0.1, thin=0), ValueError, "thin must be >= 1"),
-    (lambda K, y, T: evidence.log_evidence(K, y, 0.1, burn_in=-1), ValueError, "burn_in must be >= 0"),
+    (lambda K, y, T: evidence.label_noise_log_evidence(K, y, 0.1, thin=0), ValueError, "thin must be >= 1"),
+    (lambda K, y, T: evidence.label_noise_log_evidence(K, y, 0.1, burn_in=-1), ValueError, "burn_in must be >= 0"),
     (lambda K, y, T: kgs.gibbs_run(K, y, 0.1, K_monitor=T[:, :3]), ValueError, "K_monitor must have one column"),
 ])
 def test_bad_input_is_refused(call, error, message):

@@ -34,7 +34,7 @@ def test_log_evidence_matches_grid_integral(d, tempered):
         assert run.swap_acceptance.shape == (16,) and np.all((run.swap_acceptance > 0.2) & (run.swap_acceptance <= 1))
     else:
         assert run.swap_acceptance is None
-        single, single_error = evidence.log_evidence(linear_kernel(X), y, 0.1, random_state=0)
+        single, single_error = evidence.label_noise_log_evidence(linear_kernel(X), y, 0.1, random_state=0)
         assert abs(single - exact[1]) < 4 * single_error + 0.005
 
 
@@ -50,7 +50,7 @@ def test_evidence_run_reports_what_its_error_bar_rests_on():
     # the chains' own estimates average to about the pooled one, and their spread is a floor of the MC error
     assert np.all(np.abs(run.chain_log_evidence.mean(axis=0) - run.log_evidence) < 0.1)
     assert np.all(run.monte_carlo_error >= run.chain_log_evidence.std(axis=0, ddof=1) / np.sqrt(3) - 1e-12)
-    value, error = evidence.log_evidence(linear_kernel(X), y, q_values, n_rungs=9, n_samples=40, n_chains=3,
+    value, error = evidence.label_noise_log_evidence(linear_kernel(X), y, q_values, n_rungs=9, n_samples=40, n_chains=3,
                                          random_state=1)
     np.testing.assert_array_equal(value, run.log_evidence)
     np.testing.assert_array_equal(error, run.standard_error)

@@ -646,7 +646,7 @@ def span_problem(draw):
 
 register("kgslab.versionspace.max_margin", span_problem(), {"features": "matrix", "y": "pm1"},
          containers=("y",), skip_bad={"features": {"3-d"}})
-register("kgslab.versionspace.start_in_version_space", span_problem().map(lambda p: {**p, "hint": "use q > 0"}),
+register("kgslab.versionspace.consistent_start", span_problem().map(lambda p: {**p, "hint": "use q > 0"}),
          {"features": "matrix", "y": "pm1", "hint": "text"}, containers=("y",), skip_bad={"features": {"3-d"}})
 
 # ---- diagnostics --------------------------------------------------------------------------------------
@@ -829,7 +829,7 @@ register("kgslab.evidence.log_likelihood", likelihood_problem(), {"errors": "vec
 _EVIDENCE_LADDER = {"q": st.sampled_from([0.125, 0.25]), "n_rungs": st.just(3), "n_samples": st.integers(4, 6),
                     "n_chains": st.integers(2, 3), "burn_in": st.integers(0, 3), "thin": st.just(1), "random_state": seed}
 _EVIDENCE_KINDS = {**_SAMPLER_KINDS, "n_rungs": "count", "n_samples": "iterations", "n_chains": "count"}
-register("kgslab.evidence.log_evidence", sampler_problem(**_EVIDENCE_LADDER), _EVIDENCE_KINDS, max_examples=4)
+register("kgslab.evidence.label_noise_log_evidence", sampler_problem(**_EVIDENCE_LADDER), _EVIDENCE_KINDS, max_examples=4)
 register("kgslab.evidence.evidence_run",
          sampler_problem(**_EVIDENCE_LADDER, tempered=st.booleans(), swap_every=st.integers(1, 2)),
          {**_EVIDENCE_KINDS, "tempered": "bool", "swap_every": "count"}, max_examples=4,

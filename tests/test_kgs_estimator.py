@@ -77,12 +77,12 @@ def test_log_evidence_method_matches_function():
     y[:2] = 1 - y[:2]
     model = kgs.BayesPointMachine(q=0.1, kernel="linear", n_samples=10, random_state=0).fit(X, y)
     value, error = model.log_evidence(n_rungs=13, n_samples=100)
-    reference, _ = evidence.log_evidence(linear_kernel(X), 2.0 * y - 1, 0.1, n_rungs=13, n_samples=100, random_state=0)
+    reference, _ = evidence.label_noise_log_evidence(linear_kernel(X), 2.0 * y - 1, 0.1, n_rungs=13, n_samples=100, random_state=0)
     assert value == pytest.approx(reference)
     assert 0 < error < 0.2
     # one chain for fit; the evidence still runs two a rung (its R-hat compares chains)
     one_chain = kgs.BayesPointMachine(q=0.1, kernel="linear", n_samples=10, n_chains=1, random_state=0).fit(X, y)
-    two, _ = evidence.log_evidence(linear_kernel(X), 2.0 * y - 1, 0.1, n_rungs=13, n_samples=50, n_chains=2,
+    two, _ = evidence.label_noise_log_evidence(linear_kernel(X), 2.0 * y - 1, 0.1, n_rungs=13, n_samples=50, n_chains=2,
                                    random_state=0)
     assert one_chain.log_evidence(n_rungs=13, n_samples=50)[0] == pytest.approx(two)
 
