@@ -53,11 +53,12 @@ def transduction_rows(sampler):
             started, cpu = time.perf_counter(), time.process_time()
             model = BayesianTransduction(random_state=seed, sampler=sampler).fit(K, y_train)
             with blas_threads():
-                p_plus = model.predict_proba(K_test)[:, 1]
-            runs.append((p_plus, (model.rhat_, model.mc_error_), time.perf_counter() - started))
+                run = model.sampler_run(K_test)   # predict_proba's run: the same p+, with its diagnostics
+            p_plus = run.p_plus
+            runs.append((p_plus, (run.rhat, run.mc_error), time.perf_counter() - started))
             cpu_seconds.append(time.process_time() - cpu)
-            bounces.append(int(model._last.run.n_bounces))   # per trajectory / chain, as the "auto" run stopped
-            converged.append(bool(model._last.run.converged))
+            bounces.append(int(run.n_bounces))   # per trajectory / chain, as the "auto" run stopped
+            converged.append(bool(run.converged))
         what = "billiard" if sampler == "billiard" else "exact HMC (the default, sampler='auto')"
         rows.append(_compare(f"{what}, {name} (sigma = {sigma:g}), one 60:40 split", runs, y_test))
         rows[-1]["cpu_seconds_per_run"] = float(np.mean(cpu_seconds))

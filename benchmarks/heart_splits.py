@@ -39,9 +39,9 @@ def one_split(name, split, sampler="auto"):
         started = time.process_time()
         model = BayesianTransduction(random_state=seed, sampler=sampler).fit(K, y_train)
         with blas_threads():
-            p.append(model.predict_proba(K_test)[:, 1])
+            run = model.sampler_run(K_test)   # predict_proba's run: the same p+, with its diagnostics
+        p.append(run.p_plus)
         seconds.append(time.process_time() - started)
-        run = model._last.run
         converged.append(bool(run.converged))
         bounces.append(int(run.n_bounces))
         # the rule's own numbers: R-hat where p+ is more than 0.02 from 0 and 1 (the points it waits for)

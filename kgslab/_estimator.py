@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._parameters import Interval, Options, validate_parameters
+from ._parameters import Interval, Options
 from ._validation import as_gram, as_scalar, binary_classes, refuse_non_real
 from .kernels import kernel_matrix
 
@@ -152,14 +152,6 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _validate_params(self):
-        """scikit-learn's name for the parameter check: its own fit decorator calls it.
-
-        The kit's estimators decorate `fit` with kgslab._parameters.checks_parameters; an estimator whose `fit`
-        still carries scikit-learn's decorator gets the same check, against constraints written the kit's way.
-        """
-        validate_parameters(self)
-
     # ---- helpers for subclasses -------------------------------------------------
     def _check_kernel_params(self):
         if not isinstance(self.kernel, str) or self.kernel not in KERNELS:
@@ -227,40 +219,3 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The label of classes_ on the side of the decision function's sign."""
         return self._labels_from_scores(self.decision_function(X))
-
-
-class LatestRun:
-    """Holds the diagnostics of BayesianTransduction's latest sampler run (kgslab.billiard).
-
-    Its predict writes the run here: a fitted model's rhat_ / ess_ / mc_error_ then change with each predict,
-    so two threads predicting with one model see each other's diagnostics.
-    """
-
-    run = None
-
-
-class ConvergenceReport:
-    """rhat_, ess_ and mc_error_ of an estimator's latest sampler run, read from the LatestRun in ``self._last``.
-
-    The estimator says in ``_diagnostic(name)`` which run that is and what it needs first (BayesianTransduction:
-    the latest predict).  The Bayes point machine (kgslab.kgs) needs none of this: its diagnostics are the fit's
-    attributes, and `vote_convergence(X)` returns those of a vote.
-    """
-
-    def _diagnostic(self, name):
-        raise NotImplementedError
-
-    @property
-    def rhat_(self):
-        """Split, rank-normalised R-hat of every monitored point of the latest run."""
-        return self._diagnostic("rhat")
-
-    @property
-    def ess_(self):
-        """Effective sample size behind every monitored estimate of the latest run."""
-        return self._diagnostic("ess")
-
-    @property
-    def mc_error_(self):
-        """Monte Carlo standard error of every monitored estimate of the latest run."""
-        return self._diagnostic("mc_error")

@@ -57,17 +57,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._estimator import (COUNT, HARD_MARGIN_PRECOMPUTED_EXPECTED_FAILURES, KERNEL_CONSTRAINTS, N_DRAWS,
-                         NON_NEGATIVE, NON_NEGATIVE_COUNT, RANDOM_STATE, SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR,
-                         TRANSDUCTION_AUTO_EXPECTED_FAILURES, KernelClassifier)
+                         NON_NEGATIVE, NON_NEGATIVE_COUNT, RANDOM_STATE, SAMPLER_PRECOMPUTED_EXPECTED_FAILURES,
+                         TARGET_ERROR, TRANSDUCTION_AUTO_EXPECTED_FAILURES, KernelClassifier)
+from ._parameters import Interval, Options, checks_parameters
 from ._validation import (as_bool, as_cross_kernel, as_generator, as_pm1_labels, as_positive_int, as_probabilities,
                           as_scalar, as_vector, check_work_budget)
 from .billiard_reference import hoeffding_bounces as _hoeffding_bounces   # private: not an answer via billiard
-from ._estimator import ConvergenceReport, LatestRun
 from .diagnostics import summarise
 from .stopping import as_n_draws, check_targets, reported, run_until_converged
 from .hmc import hmc_run
@@ -591,7 +589,7 @@ def transductive_confidence(p_plus) -> np.ndarray:
     return 2.0 * np.maximum(p_plus, 1.0 - p_plus) - 1.0
 
 
-class BayesianTransduction(ConvergenceReport, KernelClassifier):
+class BayesianTransduction(KernelClassifier):
     """Bayesian transduction: labels by argmax p^y (eq. 6), confidence by eq. (7), volumes by a sampler.
 
     `fit` checks that version space exists and finds the starting point; each call of `predict`,
@@ -608,13 +606,14 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
     burn_in, refresh_every and max_bounces are the billiard's.  The samplers depend only on the training data
     and the seed drawn at fit time, never on the test points; with a fixed n_bounces a point gets the same p+
     whichever batch it comes in, with "auto" the same up to its MC error.
-    After a call, `rhat_`, `ess_` and `mc_error_` hold the diagnostics of its points.
+    Predicting changes no attribute (so two threads may predict with one fitted model); `sampler_run(X)` returns
+    the run behind the p+ of the rows of X with its diagnostics (R-hat, ESS, MC error, run length, converged).
     """
 
     _parameter_constraints = {**KERNEL_CONSTRAINTS, "n_bounces": N_DRAWS, "lam": [NON_NEGATIVE],
                               "burn_in": [NON_NEGATIVE_COUNT],
                               "refresh_every": [Interval(Real, 1, None, closed="left"), None], "n_chains": [COUNT, None],
-                              "sampler": [StrOptions({"auto", "billiard", "hmc"})], "target_error": [TARGET_ERROR],
+                              "sampler": [Options({"auto", "billiard", "hmc"})], "target_error": [TARGET_ERROR],
                               "max_bounces": [Interval(Integral, 8, MAX_BOUNCES, closed="both")],
                               "random_state": RANDOM_STATE}
     _precomputed_expected_failures = SAMPLER_PRECOMPUTED_EXPECTED_FAILURES
@@ -636,24 +635,16 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
         self.random_state = random_state
         self.sampler = sampler
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @checks_parameters
     def fit(self, X, y):
-        if not (isinstance(self.n_bounces, str) and self.n_bounces == "auto"):
-            if isinstance(self.n_bounces, str):
-                raise ValueError(f"n_bounces must be a positive integer or 'auto', got {self.n_bounces!r}")
-            as_positive_int(self.n_bounces, "n_bounces", minimum=1)
-        if self.n_chains is not None:
-            as_positive_int(self.n_chains, "n_chains")
+        # each parameter is checked against _parameter_constraints; what is left is how two of them combine
         if self.sampler == "hmc" and not (isinstance(self.n_bounces, str) and self.n_bounces == "auto"):
             raise ValueError(f"n_bounces must be 'auto' with sampler='hmc' (exact HMC runs to its convergence "
                              f"rule; a number of bounces is the billiard's), got {self.n_bounces!r}")
-        check_targets(self.target_error, 1.01, self.max_bounces, "max_bounces")
-        lam = as_scalar(self.lam, "lam", low=0.0)
         gram, y_pm1 = self._fit_inputs(X, y, psd=False)
         self.gram_, self.y_ = gram, y_pm1
-        self.start_ = version_space_start(gram, y_pm1, lam=lam)
+        self.start_ = version_space_start(gram, y_pm1, lam=float(self.lam))
         self.seed_ = int(as_generator(self.random_state).integers(2**31 - 1))
-        self._last = LatestRun()
         return self
 
     def _sampler(self):
@@ -662,23 +653,26 @@ class BayesianTransduction(ConvergenceReport, KernelClassifier):
             return self.sampler
         return "hmc" if isinstance(self.n_bounces, str) and self.n_bounces == "auto" else "billiard"
 
-    def _p_plus(self, K_test):
+    def _run(self, K_test):
         if self._sampler() == "hmc":
-            run = hmc_run(self.gram_, self.y_, K_test, "auto", n_chains=self.n_chains or 8, lam=self.lam,
-                          target_error=self.target_error, random_state=self.seed_, start=self.start_)
-        else:
-            run = billiard_run(self.gram_, self.y_, K_test, self.n_bounces, n_chains=self.n_chains or 4,
-                               lam=self.lam, burn_in=self.burn_in, refresh_every=self.refresh_every,
-                               target_error=self.target_error, max_bounces=self.max_bounces,
-                               random_state=self.seed_, start=self.start_)
-        self._last.run = run
-        return run.p_plus
+            return hmc_run(self.gram_, self.y_, K_test, "auto", n_chains=self.n_chains or 8, lam=self.lam,
+                           target_error=self.target_error, random_state=self.seed_, start=self.start_)
+        return billiard_run(self.gram_, self.y_, K_test, self.n_bounces, n_chains=self.n_chains or 4,
+                            lam=self.lam, burn_in=self.burn_in, refresh_every=self.refresh_every,
+                            target_error=self.target_error, max_bounces=self.max_bounces,
+                            random_state=self.seed_, start=self.start_)
 
-    def _diagnostic(self, name):
+    def _p_plus(self, K_test):
+        return self._run(K_test).p_plus
+
+    def sampler_run(self, X):
+        """The sampler's run for the rows of X: p+ with its R-hat, ESS and MC error per row, the run length and
+        whether it converged (a `BilliardRun`, or a `kgslab.hmc.HMCRun` for the HMC sampler).
+
+        The run `predict`, `predict_proba` and `confidence` make for the same X (the same seed, the same p+).
+        """
         check_is_fitted(self, "seed_")
-        if self._last.run is None:
-            raise AttributeError(f"{name} is set by predict, predict_proba or confidence; call one first")
-        return getattr(self._last.run, name)
+        return self._run(self._cross_kernel(X))
 
     def _decision_gram(self, K_test):
         # p+ - 1/2: positive exactly when classes_[1] is the more probable label.

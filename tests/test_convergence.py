@@ -60,11 +60,16 @@ def test_kgs_chains_agree_with_each_other_and_auto_converges():
 def test_estimators_report_diagnostics_after_fit_and_predict():
     X, y, T = separable_r3(seed=4, n_train=10, n_test=6)
     model = BayesianTransduction(kernel="linear", random_state=0).fit(X, y)
-    with pytest.raises(AttributeError, match="set by predict"):
-        model.rhat_
+    fitted = {name: (value.copy() if isinstance(value, np.ndarray) else value) for name, value in vars(model).items()}
     p = model.predict_proba(T)[:, 1]
-    assert model.rhat_.shape == model.ess_.shape == model.mc_error_.shape == (6,)
-    assert np.all(model.mc_error_ < 0.01) and np.all(np.isfinite(p))
+    model.predict(T), model.confidence(T)
+    assert vars(model).keys() == fitted.keys()    # predicting adds no attribute and changes none
+    for name, value in fitted.items():
+        np.testing.assert_array_equal(getattr(model, name), value)
+    run = model.sampler_run(T)
+    np.testing.assert_array_equal(run.p_plus, p)   # the run behind predict's p+, and its diagnostics
+    assert run.rhat.shape == run.ess.shape == run.mc_error.shape == (6,)
+    assert np.all(run.mc_error < 0.01) and np.all(np.isfinite(p)) and run.converged
     bpm = kgs.BayesPointMachine(q=0.1, kernel="linear", random_state=0).fit(X, y)
     assert bpm.rhat_.shape[0] > 10 and bpm.alphas_.shape[0] % 4 == 0    # training and midpoint votes after fit
     fitted = {name: value.copy() for name, value in vars(bpm).items() if isinstance(value, np.ndarray)}

@@ -154,7 +154,7 @@ def test_the_estimator_uses_hmc_for_auto_runs_and_the_billiard_for_bounce_counts
     p = model.predict_proba(T)[:, 1]
     reference = hmc_run(linear_kernel(X), y, linear_kernel(T, X), random_state=model.seed_, start=model.start_)
     np.testing.assert_array_equal(p, reference.p_plus)
-    np.testing.assert_array_equal(model.mc_error_, reference.mc_error)
+    np.testing.assert_array_equal(model.sampler_run(T).mc_error, reference.mc_error)
     billiard = BayesianTransduction(kernel="linear", sampler="billiard", random_state=0).fit(X, y)
     reference = billiard_run(linear_kernel(X), y, linear_kernel(T, X), random_state=billiard.seed_,
                              start=billiard.start_)

@@ -218,13 +218,6 @@ DOCUMENTED_UNDERSCORE_NAMES = {
     "os._exit": "documented in the Python library reference (os: process management)",
     "sys._getframe": "documented in the Python library reference (sys)",
 }
-# Imports of private names waiting for their module's owner (the list may only shrink; an entry that no longer
-# occurs must go): kgslab/billiard.py still decorates BayesianTransduction.fit with scikit-learn's _fit_context
-# and writes two constraints with scikit-learn's Interval and StrOptions; kgslab._parameters has all three.
-FOREIGN_NOT_YET = {
-    ("kgslab.billiard", "sklearn.base._fit_context"),
-    ("kgslab.billiard", "sklearn.utils._param_validation"),
-}
 
 
 def _private(dotted: str) -> bool:
@@ -274,12 +267,9 @@ def foreign_private_names(modules=None):
 
 
 def test_no_kit_module_uses_another_packages_private_name():
-    found = [(module, line, name) for module, line, name in foreign_private_names()
-             if (module, name) not in FOREIGN_NOT_YET]
+    found = foreign_private_names()
     assert not found, "private names of other packages (use a public interface, or the kit's own):\n" + "\n".join(
         f"  {module}:{line} uses {name}" for module, line, name in found)
-    gone = FOREIGN_NOT_YET - {(module, name) for module, _, name in foreign_private_names()}
-    assert not gone, f"no longer used, delete from FOREIGN_NOT_YET: {sorted(gone)}"
 
 
 @pytest.mark.parametrize("source, expected", [
