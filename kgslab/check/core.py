@@ -477,7 +477,7 @@ def reference_fallback(reference: Callable, student_name: str, key: str | None) 
     """The reference, wrapped so that a later check recognises it as the kit's and not the student's.
 
     What a student reads of it (``?``, Shift-Tab, ``help()``, ``??``) says what it is and gives no answer: its own
-    docstring, not the reference's (which states the equation and a worked example, issue 28), no ``__wrapped__``
+    docstring, not the reference's (which states the equation and a worked example), no ``__wrapped__``
     (``inspect.getsource`` and IPython's ``??`` would follow it to the reference's source), only the reference's
     signature (the exercise's own parameters).  `reference_of` gives the kit the reference back.
     """
@@ -913,7 +913,7 @@ class Exercise:
                  "a tuple of dotted names of kit functions", closed)
         # The reference and the closed names are private attributes: every copy imports `check`, and tab
         # completion on a check must offer neither the answer (its `?`) nor the module and name where the kit
-        # keeps it (a `??` away), issue 28.  (This comment, unlike a docstring, is not what `?` shows.)
+        # keeps it (a `??` away).  (This comment, unlike a docstring, is not what `?` shows.)
         self._closed = frozenset(_closed.close(closed))
         reference_name = _reference_name(key, reference)
         if not reference_name.startswith("kgslab.check."):

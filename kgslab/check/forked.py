@@ -14,10 +14,9 @@ real stdout) reaches the notebook.
 Where there is no fork (Windows), `available()` is False and the check runs the
 student's function in the kernel with the old soft limit.
 
-A child ends with its parent (`die_with_parent`, Linux).  A child is killed at the
-limit by its parent, but a parent killed first (a kernel shut down mid-check, a
-grading run stopped with kill) left it running: an endless loop then spun on,
-alone, found 14 minutes later at 73% of a core.
+A child ends with its parent (`die_with_parent`, Linux): a child is killed at the
+limit by its parent, and a parent killed first (a kernel shut down mid-check, a
+grading run stopped with kill) must not leave an endless loop spinning on alone.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def _sparse_cases():
     rng = np.random.default_rng(63)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     # one draw of all the letters, and an array to choose words from (numpy would convert a list at every choice):
-    # the same words and documents as 20000 and 300 separate draws, in 0.01 CPU-s instead of 0.65
+    # the same words and documents as 20000 and 300 separate draws, drawn at once (every kernel running 06 builds them)
     vocabulary = np.array(["w" + "".join(word) for word in rng.choice(letters, (20000, 6)).tolist()])
     docs = [" ".join(rng.choice(vocabulary, 40)) for _ in range(300)]
     return _cases() + [Case("300 documents of 40 words from a vocabulary of 20000 words (a dense count matrix "

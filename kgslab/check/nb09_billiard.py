@@ -128,7 +128,7 @@ def _nb09_exercise_3_cases():
     """Eq. (8): the smallest n with exp(-2 n epsilon^2) <= eta.
 
     Not the paper's epsilon = 0.05, eta = 0.01: the notebook asks for its n, and a failed check prints what it
-    expected on every case (issue 28).  The first case's ln(1/eta) / (2 eps^2) = 782.40 has a fraction below
+    expected on every case.  The first case's ln(1/eta) / (2 eps^2) = 782.40 has a fraction below
     one half, so rounding to the nearest integer instead of up is caught on it (as the paper's 921.03 did).
     """
     return [Case("epsilon = 0.05, eta = 0.02", (0.05, 0.02)),

@@ -55,7 +55,7 @@ def _nb10_exercise_1_cases():
     """flip_rates_from_noise_rates(noise_rates, true_priors) -> (observed_priors, flip_rates).
 
     Not the paper's toy (noise 0.2 both ways, priors 0.8 / 0.2): the notebook asks for its flip rates, and a failed
-    check prints what it expected on every case (issue 28).  Symmetric noise with unequal priors, as the toy has.
+    check prints what it expected on every case.  Symmetric noise with unequal priors, as the toy has.
     """
     cases = [Case("noise 0.25 both ways, priors 0.7 / 0.3", ([0.25, 0.25], [0.7, 0.3])),
              Case("one-sided noise 0.3 on class 0, priors 0.5 / 0.5", ([0.3, 0.0], [0.5, 0.5])),

@@ -8,41 +8,43 @@ in its kernel, and the student's code must not reach the grader: the parent
 scrubbed environment (no NBGRADER_* variables, no course paths), in an empty
 temporary directory that is removed afterwards, in a session of its own with
 limits on memory and CPU, and kills it at the time limit.  The child defines
-the student's program (its definitions only, `kgslab.check.submission`), binds
-the names of the notebook's *other* exercises to the kit's references (so one
-wrong exercise never costs another), closes the exercise's twins and replaces
-its reference by a stub that refuses (this child never needs it, and a stub
-holds no original to dig out), and writes one line of plain data per case
-(`kgslab.check.plain`).  The parent computes the expected values and compares.
+the student's program (its definitions only, `kgslab.check.submission`) after
+it has taken the exercise's references out and confined itself by the
+operating system (`kgslab.check.confine`), binds the names of the notebook's
+other exercises that did not pass their own grading to the kit's fall-backs,
+which ask the parent for their values (so one wrong exercise never costs
+another), and writes one line of plain data per case (`kgslab.check.plain`).
+The parent computes the expected values and compares.
 
 The request: ``{"key", "function", "others": {name: key}, "definitions":
-[source, ...], "cases": [{"public": i} | {"args": plain text}], "reseed": int}``.  A public
+[source, ...], "cases": [{"public": i} | {"args": plain text}], "reseed": int,
+"syntax_error": text or None}``, one line on the request pipe; later lines
+on it answer the child's fall-back calls.  A public
 case is rebuilt here by its index (it is public anyway); a hidden case
 crosses as plain data, so the secret it was drawn from never reaches this
 process (only the seed derived from it for this student and exercise, under
 which hidden cases run: `kgslab.check.hidden`).
 
 One import, a fork per exercise.  Starting Python and importing numpy, scipy,
-scikit-learn and the kit costs about 1.5 CPU-s, more than most exercises'
-cases.  So the parent starts one *fork server* per `session()` (the grader
-opens one per submission), which never runs student code and only forks.  Each
-request gets its own fork of that clean process (copy-on-write: nothing one
-child does reaches the server or a later child), which starts its own session,
-takes the limits, moves into its own empty temporary folder, draws fresh random
-seeds (a fresh interpreter would) and then runs exactly what the fresh child
-ran.  A child that kills its server only makes the parent start another.
-Outside a session, `run_sandboxed` opens one for its single request.
+scikit-learn and the kit costs more than most exercises' cases.  So the parent
+starts one *fork server* per `session()` (the grader opens one per submission),
+which never runs student code and only forks.  Each request gets its own fork
+of that clean process (copy-on-write: nothing one child does reaches the server
+or a later child), which starts its own session, takes the limits, closes every
+descriptor but its two pipes, moves into its own empty temporary folder, draws
+fresh random seeds (a fresh interpreter would), takes the exercise's references
+out and confines itself (`core.take_out_and_confine`) before the student's
+definitions run.  Outside a session, `run_sandboxed` opens one for its single
+request.
 
 One import per grading process, too.  The servers themselves are forks of a
 *zygote*: a fresh ``python -I -m kgslab.check.sandbox --zygote`` with the
 scrubbed environment, started by the parent (nbgrader's process) at its first
 server and kept while the parent lives.  It imports the kit and `PRELOADED`
-(what every notebook's set-up cell imports: pyplot's import, its font list
-built in a fresh MPLCONFIGDIR, cost each child 0.45 of its 0.48 CPU-s), then
-only forks servers.  Nothing ever runs in it but that, so each server starts
-from the state a fresh import gives, as it did when each was a new Python
-process (1.5 CPU-s each, one per submission: now a fork).  A zygote that has
-gone (a child killed it) is started again.
+(what every notebook's set-up cell imports, pyplot's font list among them),
+then only forks servers.  Nothing ever runs in it but that, so each server
+starts from the state a fresh import gives.  A zygote that has gone is started
+again.
 """
 
 from __future__ import annotations
