@@ -129,6 +129,13 @@ def _add_path(ruleset: int, path: str, access: int, handled: int) -> bool:
         os.close(fd)
 
 
+def _kit_folder() -> Path:
+    """The folder of the kit's own code (its modules' source and bytecode)."""
+    import importlib.resources
+
+    return Path(str(importlib.resources.files("kgslab"))).resolve()
+
+
 def _readable_roots(kit: Path) -> list[str]:
     """Folders Python needs to read: the interpreter's, the environment's, the system's libraries."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
@@ -149,7 +156,7 @@ def _loaded_kit_files(kit: Path) -> set[str]:
     kit_folder = os.path.realpath(str(kit)) + "/"
     sources = set()
     for module in list(sys.modules.values()):
-        origin = getattr(getattr(module, "__spec__", None), "origin", None) or getattr(module, "__file__", None)
+        origin = getattr(getattr(module, "__spec__", None), "origin", None)
         if isinstance(origin, str) and origin.endswith(".py") and \
                 (origin.startswith(kit_folder) or "kgslab" in origin and os.path.realpath(origin).startswith(kit_folder)):
             sources.add(os.path.realpath(origin))
@@ -401,9 +408,7 @@ def _no_new_privileges() -> bool:
 
 def prepare(hidden: list[str] = ()) -> None:
     """Work out the rules `confine(..., hidden=hidden)` will need, here, so that a fork only applies them."""
-    import kgslab
-
-    _rules(None, Path(kgslab.__file__).resolve().parent, list(hidden))
+    _rules(None, _kit_folder(), list(hidden))
 
 
 def confine(home: str | None, *, hidden: list[str] = ()) -> Confinement:
@@ -415,9 +420,7 @@ def confine(home: str | None, *, hidden: list[str] = ()) -> Confinement:
     one thread (a fresh fork): Landlock and seccomp bind the calling thread and
     the threads and processes it starts afterwards.
     """
-    import kgslab
-
-    kit = Path(kgslab.__file__).resolve().parent
+    kit = _kit_folder()
     state = Confinement()
     if not _no_new_privileges():
         state.notes.append("no_new_privs could not be set")
@@ -446,9 +449,7 @@ def confine_kernel(home: str, *, readable: list[str], ports: list[int]) -> Confi
     signals no process outside itself and what it forks (Landlock's signal scope); and cannot leave its process
     group or confinement, trace or read another process (seccomp), so that killing the group ends all it started.
     """
-    import kgslab
-
-    kit = Path(kgslab.__file__).resolve().parent
+    kit = _kit_folder()
     state = Confinement()
     if not _no_new_privileges():
         state.processes = state.filesystem = state.signals = state.network = "off: no_new_privs refused"
