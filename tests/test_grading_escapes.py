@@ -123,6 +123,7 @@ def _with_cell_prefix(notebook, prefix, body, only=None):
     for cell, name, _, key, _ in _exercise_cells(changed):
         if only is None or key in only:
             cell.source = prefix + "\n" + cell.source
+            break                                  # once, in the first such cell: the later ones see its names
     return changed
 
 
@@ -189,25 +190,54 @@ def _honest_01(source, released):
     }
 
 
+_ROUTES = {
+    "gc_original": _gc_body,
+    "gc_in_grader_only": lambda n, p, k: _gc_body(n, p, k, grader_only=True),
+    "runpy_again": _runpy_body,
+    "guard_closure": _closure_body,
+}
+
+
+def _routes(source):
+    """Submissions that reach each exercise's reference by a route around its name, the routes spread over the
+    exercises so that every route meets an exercise (and every exercise a route) in as few submissions as that
+    takes; then the default argument and the fresh Python, on every exercise."""
+    exercises = _exercise_cells(source)
+    names = list(_ROUTES)
+    rounds = max(1, -(-len(names) // len(exercises)))
+    found = {}
+    for turn in range(rounds):
+        chosen = {key: names[(turn * len(exercises) + index) % len(names)]
+                  for index, (_, _, _, key, _) in enumerate(exercises)}
+        notebook = _with_bodies(source, lambda n, p, k: _ROUTES[chosen[k]](n, p, k))
+        found["routes_" + "_".join(dict.fromkeys(chosen.values()))[:60]] = notebook
+    found["runpy_default_argument"] = _default_argument(source)
+    found["fresh_python_oracle"] = _oracle(source)
+    return found
+
+
+def _hostile(source):
+    """Processes: the kernel kills its parent and forks one that waits and rewrites the gradebook; the first
+    exercise writes a line that is no message on every descriptor, the second kills every process up from the
+    child, the third forks the rewriter from the child; the others are solved and keep their points."""
+    exercises = _exercise_cells(source)
+    bodies = {exercises[0][3]: _garbage_body}
+    if len(exercises) > 1:
+        bodies[exercises[1][3]] = _killer_body
+    if len(exercises) > 2:
+        bodies[exercises[2][3]] = lambda n, p, k: "_rewrite_later()\nraise NotImplementedError()"
+    notebook = _with_cell_prefix(source, _KILLER + _REWRITER, lambda n, p, k: bodies[k](n, p, k), only=set(bodies))
+    notebook = _after_setup(notebook, _REWRITER + "_rewrite_later()\nimport os, signal\ntry:\n"
+                                      "    os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError:\n    pass")
+    return notebook, set(bodies)
+
+
 def _submissions(source, released):
     """{student: (notebook, {exercise key: points it must lose})}."""
     every = {key: points for _, _, _, key, points in _exercise_cells(source)}
-    first_key = _exercise_cells(source)[0][3]
-    wanted = {
-        "gc_original": (_with_bodies(source, _gc_body), every),
-        "gc_in_grader_only": (_with_bodies(source, lambda n, p, k: _gc_body(n, p, k, grader_only=True)), every),
-        "runpy_again": (_with_bodies(source, _runpy_body), every),
-        "runpy_default_argument": (_default_argument(source), every),
-        "guard_closure": (_with_bodies(source, _closure_body), every),
-        "fresh_python_oracle": (_oracle(source), every),
-        "garbage_on_every_fd": (_with_bodies(source, _garbage_body, only={first_key}), {first_key: every[first_key]}),
-        "kills_upwards": (_after_setup(_with_cell_prefix(source, _KILLER, _killer_body, only={first_key}),
-                                       "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\n"
-                                       "except OSError:\n    pass"), {first_key: every[first_key]}),
-        "rewrites_gradebook": (_after_setup(_with_cell_prefix(released, _REWRITER, lambda n, p, k:
-                                                              "_rewrite_later()\nraise NotImplementedError()"),
-                                            _REWRITER + "_rewrite_later()"), every),
-    }
+    wanted = {student: (notebook, every) for student, notebook in _routes(source).items()}
+    hostile, touched = _hostile(source)
+    wanted["hostile_processes"] = (hostile, {key: every[key] for key in touched})
     syntax = nbformat.from_dict(source)
     cell, name, _, key, _ = _exercise_cells(syntax)[0]
     cell.source = cell.source.replace(f"def {name}(", f"def {name}((", 1)
