@@ -450,3 +450,11 @@ def test_a_dual_on_the_students_own_primal_passes_in_the_notebook_whether_the_pr
 
         assert check.nb01_exercise_1_dual(ridge_dual) is ridge_dual
     assert "called" not in capsys.readouterr().out
+
+
+def test_a_child_writes_no_file_over_the_size_limit():
+    writer = ("import os\ndef ridge_primal(X, y, gamma):\n"
+              "    with open('big', 'wb') as out:\n"
+              "        for _ in range(100):\n            out.write(b'x' * 2 ** 20)\n    return X[0]")
+    (answer,) = sandbox.run_sandboxed(_request(writer, cases=[{"public": 0}]), 20)
+    assert answer["kind"] == "raised" and answer["value"][0] == "OSError" and "too large" in answer["value"][1]

@@ -7,7 +7,7 @@ grade is decided outside it, `kgslab.grader`).  That kernel runs the student's c
 is confined first (`confine.confine_kernel`): it reads Python's folders, the kit, its notebook's folder and its
 connection file and nothing else of the course (sources, other submissions, gradebook, the config and its
 secret); writes only in its own FOLDER; binds and connects only its own ports; runs no program; signals nothing
-outside itself and what it forks; and cannot leave its process group, so the grader ends everything it started
+outside itself and what it forks; writes no file over `sandbox.FILE_SIZE_LIMIT`; and cannot leave its process group, so the grader ends everything it started
 by killing that group (`kgslab.grader.ExecuteAndCarryOn`).  Its environment keeps what Python, the plots and the
 checks need (NBGRADER_EXECUTION among them), not the grader's tokens.
 """
@@ -33,7 +33,11 @@ def main(argv: list[str]) -> None:
     kept = {name: os.environ[name] for name in _KEPT if name in os.environ}
     os.environ.clear()
     os.environ.update(kept, HOME=home, TMPDIR=home, MPLCONFIGDIR=home, JUPYTER_RUNTIME_DIR=home)
-    from kgslab.check import confine
+    import resource
+
+    from kgslab.check import confine, sandbox
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (sandbox.FILE_SIZE_LIMIT, sandbox.FILE_SIZE_LIMIT))
 
     readable = [os.getcwd(), connection_file] + ([kept["IPYTHONDIR"]] if "IPYTHONDIR" in kept else [])
     state = confine.confine_kernel(home, readable=readable, ports=ports)

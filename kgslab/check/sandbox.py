@@ -75,6 +75,9 @@ STARTUP_LIMIT = 60.0
 MEMORY_LIMIT = 3 * 2 ** 30
 """Bytes of address space the child may use (numpy and the kit need about 1 GB of it)."""
 
+FILE_SIZE_LIMIT = 64 * 2 ** 20
+"""Bytes one file the child writes (in its own folder, the only place it may) may grow to."""
+
 PRELOADED = ("matplotlib.pyplot", "kgslab.widgets")
 """Modules the zygote imports after the kit, before any student code exists: the set-up cells' other imports."""
 
@@ -150,7 +153,8 @@ def _child_main(request_fd: int = 0, answers_fd: int = 1) -> None:
 def _limits() -> None:
     """In the child before it starts: its own session (so the whole group can be killed) and resource limits."""
     os.setsid()
-    for limit, value in ((resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_CORE, 0)):
+    for limit, value in ((resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT)):
         try:
             resource.setrlimit(limit, (value, value))
         except (ValueError, OSError):
