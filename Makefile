@@ -154,13 +154,14 @@ data: $(STAMP)
 clean:
 	rm -rf $(VENV) $(OLDEST) .pytest_cache
 
-# nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate, and every cheat of
-# tests/test_grading_cheats.py): an hour or more; and a synthetic class of 01 graded by kgslab.grade (--jobs 2,
-# killed and rerun, a Dask LocalCluster) against serial nbgrader (tests/test_grade_class.py).
+# nbgrader on all ten notebooks (generate, autograde blank/solved/one-wrong, validate, every cheat of
+# tests/test_grading_cheats.py and every escape of tests/test_grading_escapes.py): an hour or more; and a
+# synthetic class of 01 graded by kgslab.grade (--jobs 2, killed and rerun, a Dask LocalCluster) against serial
+# nbgrader (tests/test_grade_class.py).
 # `make test` grades a representative notebook only.
 test-grading: $(STAMP)
 	KGSLAB_GRADING_NOTEBOOKS=all KGSLAB_GRADE_CLASS=1 $(BIN)/python -m pytest -v -s --durations=0 \
-		tests/test_grading.py tests/test_grading_cheats.py tests/test_grade_class.py
+		tests/test_grading.py tests/test_grading_cheats.py tests/test_grading_escapes.py tests/test_grade_class.py
 
 # Grade every submission of an assignment in parallel and write the class report (README, "Grading a class"):
 # make grade COURSE=course ASSIGNMENT=01_duality [GRADE_ARGS="--jobs 4"]
