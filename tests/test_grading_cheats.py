@@ -159,14 +159,21 @@ def _submissions(source, released):
     return wanted
 
 
-@pytest.mark.parametrize("stem", _selected())
-def test_every_cheat_scores_zero_on_what_it_touches(stem, tmp_path):
+def released_course(stem, tmp_path):
+    """(course folder, source notebook, released notebook, autograded points) of a course of one notebook that
+    `python -m kgslab.assignments` built and `nbgrader generate_assignment` released."""
     course = tmp_path / "course"
     assignments.build_course(course, only=[stem[:2]])
     source = nbformat.read(course / "source" / stem / f"{stem}.ipynb", as_version=4)
     max_auto, _ = grading_layout.notebook_points(source)
     _nbgrader(course, "generate_assignment", stem, "--force")
     released = nbformat.read(course / "release" / stem / f"{stem}.ipynb", as_version=4)
+    return course, source, released, max_auto
+
+
+@pytest.mark.parametrize("stem", _selected())
+def test_every_cheat_scores_zero_on_what_it_touches(stem, tmp_path):
+    course, source, released, max_auto = released_course(stem, tmp_path)
     secret = re.search(r'secret = "(\w+)"', (course / "nbgrader_config.py").read_text()).group(1)
     assert secret not in nbformat.writes(released)
     assert not any(secret in path.read_text(errors="ignore") for path in (course / "release").rglob("*")

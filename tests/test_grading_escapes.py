@@ -25,10 +25,10 @@ import time
 import nbformat
 import pytest
 
-from kgslab import assignments, check, grading_layout
+from kgslab import check
 from kgslab.check import closed
 from test_grading import _nbgrader, _selected, _submit, replace_solution
-from test_grading_cheats import _after_setup, _call, _exercise_cells, _with_bodies
+from test_grading_cheats import _after_setup, _call, _exercise_cells, _with_bodies, released_course
 
 pytest.importorskip("nbgrader")
 from nbgrader.api import Gradebook  # noqa: E402
@@ -261,13 +261,7 @@ def _leftover(marker: str) -> list[str]:
 
 @pytest.mark.parametrize("stem", _selected())
 def test_escapes_score_zero_and_honest_work_full_marks(stem, tmp_path):
-    course = tmp_path / "course"
-    assignments.build_course(course, only=[stem[:2]])
-    source = nbformat.read(course / "source" / stem / f"{stem}.ipynb", as_version=4)
-    max_auto, _ = grading_layout.notebook_points(source)
-    _nbgrader(course, "generate_assignment", stem, "--force")
-    released = nbformat.read(course / "release" / stem / f"{stem}.ipynb", as_version=4)
-
+    course, source, released, max_auto = released_course(stem, tmp_path)
     wanted = _submissions(source, released)
     if stem.startswith("01"):
         wanted.update(_honest_01(source, released))

@@ -40,7 +40,7 @@ import os
 import platform
 import struct
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Confinement", "confine", "confine_kernel", "prepare", "probe"]
@@ -54,7 +54,6 @@ class Confinement:
     processes: str = "off: not applied"
     signals: str = "off: not applied"
     network: str = "off: not applied"
-    notes: list = field(default_factory=list)
 
     def missing(self) -> list[str]:
         """The sentences naming each defence that is off (empty when every one holds)."""
@@ -136,7 +135,7 @@ def _kit_folder() -> Path:
     return Path(str(importlib.resources.files("kgslab"))).resolve()
 
 
-def _readable_roots(kit: Path) -> list[str]:
+def _readable_roots() -> list[str]:
     """Folders Python needs to read: the interpreter's, the environment's, the system's libraries."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/share", "/usr/local/lib",
@@ -224,7 +223,7 @@ def _rules(home: str | None, kit: Path, hidden: list[str], hide_loaded: bool = T
            frozenset(hidden))
     if key not in _PLANS:
         kit_files = _loaded_kit_files(kit) if hide_loaded else set()
-        roots = _readable_roots(kit)
+        roots = _readable_roots()
         if not any(_inside(str(kit), root) for root in roots):
             roots.append(str(kit))                              # an editable install: the clone's kit folder only
         from kgslab import _resources
@@ -232,8 +231,7 @@ def _rules(home: str | None, kit: Path, hidden: list[str], hide_loaded: bool = T
         data = _resources.kit_folder("data")
         roots += [str(data)] if data is not None and os.path.isdir(data) else []
         _PLANS[key] = _plan(roots, kit_files | set(hidden))
-    rules = [(path, access) for path, access in _PLANS[key] if not path.startswith("/proc/")]
-    rules.append((f"/proc/{os.getpid()}", _READ))                  # this process's own entries only
+    rules = _PLANS[key] + [(f"/proc/{os.getpid()}", _READ)]                  # this process's own entries only
     rules += [("/dev/null", _READ_FILE | _WRITE_FILE), ("/dev/zero", _READ_FILE | _WRITE_FILE)]
     rules += [(path, _READ_FILE) for path in ("/dev/urandom", "/dev/random", "/etc/localtime", "/etc/ld.so.cache")]
     if home:
@@ -328,53 +326,51 @@ _KERNEL_ALLOWED = {"fork", "vfork", "socket", "socketpair", "execve", "execveat"
 _KERNEL_REFUSED = {"x86_64": {"setsid": 112, "setpgid": 109}, "aarch64": {"setsid": 157, "setpgid": 154}}
 
 
+_DENY = _errno(errno.EPERM)
+
+
+def _program(machine: str, refused, middle: list) -> list[tuple[int, int, int, int]]:
+    """A filter program, as (code, jt, jf, k) instructions: another architecture's calls kill the process, the
+    x32 ABI's numbers and the `refused` ones fail with EPERM, then `middle` (the calls allowed with conditions),
+    then no input pushed into a terminal, and everything else allowed."""
+    table = _SYSCALLS[machine]
+    program = [(_LD_ABS_W, 0, 0, _ARCH), (_JEQ, 1, 0, _AUDIT_ARCH[machine]), (_RET, 0, 0, _RET_KILL_PROCESS),
+               (_LD_ABS_W, 0, 0, _NR)]
+    if machine == "x86_64":                                     # the x32 ABI's numbers: never
+        program += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _DENY)]
+    for number in sorted(refused):
+        program += [(_JEQ, 0, 1, number), (_RET, 0, 0, _DENY)]
+    program += middle
+    program += [(_JEQ, 0, 4, table["ioctl"]), (_LD_ABS_W, 0, 0, _ARG1), (_JEQ, 1, 0, _TIOCSTI),
+                (_JEQ, 0, 1, _TIOCLINUX), (_RET, 0, 0, _DENY)]
+    return program + [(_RET, 0, 0, _RET_ALLOW)]
+
+
 def _kernel_filter(machine: str) -> list[tuple[int, int, int, int]]:
     """The filter of a graded notebook's kernel: it may fork (its checks do) and open its own sockets (Landlock
     limits them to its ports, and forbids running programs), but may not leave its process group (so that all it
     started ends with it), trace or read another process, or leave its confinement."""
-    table = _SYSCALLS[machine]
-    deny = _errno(errno.EPERM)
-    refused = {name: number for name, number in table["refused"].items() if name not in _KERNEL_ALLOWED}
+    refused = {name: number for name, number in _SYSCALLS[machine]["refused"].items() if name not in _KERNEL_ALLOWED}
     refused.update(_KERNEL_REFUSED[machine])
-    program = [(_LD_ABS_W, 0, 0, _ARCH), (_JEQ, 1, 0, _AUDIT_ARCH[machine]), (_RET, 0, 0, _RET_KILL_PROCESS),
-               (_LD_ABS_W, 0, 0, _NR)]
-    if machine == "x86_64":
-        program += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, deny)]
-    for number in sorted(refused.values()):
-        program += [(_JEQ, 0, 1, number), (_RET, 0, 0, deny)]
-    program += [(_JEQ, 0, 4, table["ioctl"]), (_LD_ABS_W, 0, 0, _ARG1), (_JEQ, 1, 0, _TIOCSTI),
-                (_JEQ, 0, 1, _TIOCLINUX), (_RET, 0, 0, deny)]
-    program += [(_RET, 0, 0, _RET_ALLOW)]
-    return program
+    return _program(machine, refused.values(), [])
 
 
 def _filter(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
-    """The filter program, as (code, jt, jf, k) instructions."""
+    """The grading child's filter: no process, no socket, signals to itself only."""
     table = _SYSCALLS[machine]
-    deny = _errno(errno.EPERM)
-    program = [(_LD_ABS_W, 0, 0, _ARCH), (_JEQ, 1, 0, _AUDIT_ARCH[machine]), (_RET, 0, 0, _RET_KILL_PROCESS),
-               (_LD_ABS_W, 0, 0, _NR)]
-    if machine == "x86_64":                                     # the x32 ABI's numbers: never
-        program += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, deny)]
-    for number in sorted(table["refused"].values()):
-        program += [(_JEQ, 0, 1, number), (_RET, 0, 0, deny)]
-    program += [(_JEQ, 0, 1, table["clone3"]), (_RET, 0, 0, _errno(errno.ENOSYS))]   # glibc falls back to clone
+    program = [(_JEQ, 0, 1, table["clone3"]), (_RET, 0, 0, _errno(errno.ENOSYS))]   # glibc falls back to clone
     # clone: threads only (a new process would be a fork)
     program += [(_JEQ, 0, 4, table["clone"]), (_LD_ABS_W, 0, 0, _ARG0), (_JSET, 0, 1, _CLONE_THREAD),
-                (_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, deny)]
+                (_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _DENY)]
     # signals: to this process only (kill's 0 is its own group, which it alone is in)
     for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
         if name == "kill":
             body = [(_LD_ABS_W, 0, 0, _ARG0), (_JEQ, 2, 0, pid), (_JEQ, 1, 0, 0)]
         else:
             body = [(_LD_ABS_W, 0, 0, _ARG0), (_JEQ, 1, 0, pid)]
-        body += [(_RET, 0, 0, deny), (_RET, 0, 0, _RET_ALLOW)]
+        body += [(_RET, 0, 0, _DENY), (_RET, 0, 0, _RET_ALLOW)]
         program += [(_JEQ, 0, len(body), table[name])] + body
-    # ioctl: never push input into a terminal
-    program += [(_JEQ, 0, 4, table["ioctl"]), (_LD_ABS_W, 0, 0, _ARG1), (_JEQ, 1, 0, _TIOCSTI),
-                (_JEQ, 0, 1, _TIOCLINUX), (_RET, 0, 0, deny)]
-    program += [(_RET, 0, 0, _RET_ALLOW)]
-    return program
+    return _program(machine, table["refused"].values(), program)
 
 
 def _seccomp(kernel: bool = False) -> str:
@@ -423,7 +419,6 @@ def confine(home: str | None, *, hidden: list[str] = ()) -> Confinement:
     kit = _kit_folder()
     state = Confinement()
     if not _no_new_privileges():
-        state.notes.append("no_new_privs could not be set")
         state.processes = state.filesystem = state.signals = state.network = \
             f"off: not Linux ({sys.platform})" if sys.platform != "linux" else "off: no_new_privs refused"
         return state
@@ -458,7 +453,7 @@ def confine_kernel(home: str, *, readable: list[str], ports: list[int]) -> Confi
     if abi:
         state.filesystem, state.signals, state.network = _landlock(home, kit, [], abi, readable=readable,
                                                                    ports=ports, hide_loaded=False)
-        if state.filesystem == "on" and abi >= 4:
+        if state.filesystem == "on":
             state.processes = "on"                       # no program can be run (execute is never allowed)
     else:
         state.filesystem = state.signals = state.network = \

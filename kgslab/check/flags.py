@@ -88,7 +88,7 @@ def _reach(tree, aliases, closed) -> list[str]:
             if isinstance(node, ast.Name) and node.id in _MACHINERY_NAMES:
                 notes.append(f"uses `{node.id}`")
             head, _, rest = dotted.partition(".")
-            if isinstance(node, ast.Name) and head.split(".")[0] in _MACHINERY_MODULES and \
+            if isinstance(node, ast.Name) and head in _MACHINERY_MODULES and \
                     not isinstance(node.ctx, ast.Store):
                 notes.append(f"uses `{head}`")
             if isinstance(node, ast.Attribute) and head == "os" and rest.split(".")[0] in _OS_CALLS:

@@ -132,7 +132,7 @@ def read_answers(read_end: int, n_calls: int, budget: float, *, then: float | No
             message = _message(line)
             if not ready:
                 if message.get("kind") != "ready":
-                    answers.append({**message, "kind": "garbled"} if message["kind"] != "garbled" else message)
+                    answers.append({**message, "kind": "garbled"})
                     break
                 ready, deadline = True, time.monotonic() + then
                 if greeting is not None:
