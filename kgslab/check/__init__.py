@@ -12,7 +12,8 @@ own (`nb01_duality`, ...), re-exported here so a notebook only needs
 ``from kgslab import check``.
 """
 
-from .core import GRADING_TIME_LIMIT, TIME_LIMIT, Case, Exercise, allclose, grading_mode, run_exercise, show_hint
+from .core import GRADING_TIME_LIMIT, TIME_LIMIT, Case, Exercise, allclose, grading_mode, run_exercise
+from .core import show_hint, show_worked
 from .core import reference_of as _reference_of
 from .nb01_duality import *  # noqa: F401,F403
 from .nb02_kernel_ridge import *  # noqa: F401,F403
@@ -32,20 +33,31 @@ def exercises() -> dict:
     return dict(sorted(found.items()))
 
 
+def _named(name, example: str) -> Exercise:
+    """The check `name` names (its key, or the check itself)."""
+    if isinstance(name, Exercise):
+        return name
+    known = exercises()
+    if not isinstance(name, str) or name not in known:
+        close = [key for key in known if isinstance(name, str) and name and name in key]
+        raise ValueError(f"name must be the name of a check such as {example!r}"
+                         f"{' (did you mean ' + ', '.join(close) + '?)' if close else ''}; got {name!r}")
+    return known[name]
+
+
 def hint(name) -> None:
     """Print the code-level hint of one exercise: ``check.hint("nb04_exercise_5a")`` (or pass the check itself).
 
     A failed check prints only the conceptual hint; this second tier is for a
     student who asks.  While nbgrader grades it prints that hints are off.
     """
-    if isinstance(name, Exercise):
-        return show_hint(name)
-    known = exercises()
-    if not isinstance(name, str) or name not in known:
-        close = [key for key in known if isinstance(name, str) and name and name in key]
-        raise ValueError(f"name must be the name of a check such as 'nb04_exercise_5a'"
-                         f"{' (did you mean ' + ', '.join(close) + '?)' if close else ''}; got {name!r}")
-    return show_hint(known[name])
+    return show_hint(_named(name, "nb04_exercise_5a"))
+
+
+def why(name) -> None:
+    """Show the worked reasoning behind an exercise once your own function has passed its check:
+    ``check.why("nb08_exercise_1")`` (or pass the check itself).  Before that it says what opens it."""
+    return show_worked(_named(name, "nb08_exercise_1"))
 
 
 def _stand_ins(functions, name: str) -> list[str]:

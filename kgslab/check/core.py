@@ -893,12 +893,14 @@ class Exercise:
     dotted names of the public kit functions that compute the same answer
     (closed while the student's function runs, with the reference); `hidden`
     an optional function of a numpy Generator returning grading cases of other
-    sizes and shapes (`kgslab.check.hidden`).
+    sizes and shapes (`kgslab.check.hidden`); `worked` the worked reasoning
+    (markdown) that `check.why` shows once the student's own function has
+    passed, and never before: it explains the answer.
     """
 
     def __init__(self, key: str, title: str, reference: Callable, cases: Callable[[], list[Case]], *,
                  points: int, compare: Callable | None = None, hint: str = "", code_hint: str = "",
-                 closed: tuple = (), hidden: Callable | None = None):
+                 closed: tuple = (), hidden: Callable | None = None, worked: str = ""):
         _require(isinstance(key, str) and bool(key), "key", "the exercise's name (str)", key)
         _require(isinstance(title, str), "title", "the exercise's title (str)", title)
         _require(callable(reference), "reference", "the kit's reference function", reference)
@@ -909,6 +911,7 @@ class Exercise:
                  compare)
         _require(isinstance(hint, str), "hint", "a sentence (str)", hint)
         _require(isinstance(code_hint, str), "code_hint", "a sentence (str)", code_hint)
+        _require(isinstance(worked, str), "worked", "the worked reasoning as markdown (str)", worked)
         _require(isinstance(closed, (tuple, list)) and all(isinstance(n, str) for n in closed), "closed",
                  "a tuple of dotted names of kit functions", closed)
         # The reference and the closed names are private attributes: every copy imports `check`, and tab
@@ -925,12 +928,17 @@ class Exercise:
         self.hidden = hidden
         self.key, self.title, self._reference, self.cases = key, title, reference, cases
         self.points, self.compare, self.hint, self.code_hint = points, compare, hint, code_hint
+        self._worked = worked                              # private: tab completion must not offer it
         self.__name__ = key
         self.__doc__ = f"{title}: check a student's function against the kit's reference ({_points(points)})."
 
     def __call__(self, student: Callable) -> Callable:
-        return run_exercise(self.title, student, self._reference, self.cases(), compare=self.compare,
-                            hint=self.hint, key=self.key, code_hint=bool(self.code_hint), closed=self._closed)
+        result = run_exercise(self.title, student, self._reference, self.cases(), compare=self.compare,
+                              hint=self.hint, key=self.key, code_hint=bool(self.code_hint), closed=self._closed)
+        record = _RECORDS.get(self.key)
+        if self._worked and record is not None and record.passed and not grading_mode():
+            print(f"  Why it works: check.why(\"{self.key}\").")
+        return result
 
     def judge(self, student: Callable, *, cases: list[Case] | None = None, outcomes: list[dict] | None = None,
               time_limit: float | None = None) -> Verdict:
@@ -958,6 +966,33 @@ class Exercise:
         if grading_mode():
             raise AssertionError(f"{self.title} ({_points(self.points)}): not passed: {problem}")
         print(f"Graded test ({_points(self.points)}): not passed yet: {problem}")
+
+
+def show_worked(exercise: Exercise) -> None:
+    """Show an exercise's worked reasoning once the student's own function has passed its check.
+
+    Before that (a blank, a failure, the kit's fall-back in use) it says what opens it, and shows nothing of
+    the reasoning: it explains the answer the exercise asks for.  While nbgrader grades it is off.
+    """
+    record = _RECORDS.get(exercise.key)
+    if grading_mode():
+        print(f"{exercise.title}: the worked reasoning is off while the notebook is graded.")
+    elif not exercise._worked:
+        print(f"{exercise.title}: no worked reasoning beyond the text above.")
+    elif record is None or not record.passed or record.student is None:
+        print(f"{exercise.title}: the worked reasoning opens here once your own function passes its check "
+              f"(run the check cell again after a change).")
+    else:
+        text = f"**Why it works ({exercise.title}).** {exercise._worked.strip()}"
+        try:
+            from IPython import get_ipython
+            from IPython.display import Markdown, display
+        except ImportError:
+            get_ipython = None
+        if get_ipython is None or get_ipython() is None:   # a plain Python session: the markdown as text
+            print(text)
+        else:
+            display(Markdown(text))
 
 
 def show_hint(exercise: Exercise) -> None:

@@ -456,3 +456,50 @@ def test_code_hints_come_on_request_only(name, capsys, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     check.hint(name)
     assert "hints are off" in capsys.readouterr().out
+
+
+# ---- the worked reasoning, offered once the student's own function passed -----------------------------------
+
+def _worked_exercise():
+    return Exercise("test_worked", "Exercise W (square)", _square, lambda: [Case("x = 3", (3.0,))], points=1,
+                    worked="Squaring twice gives the fourth power: SECRET-DERIVATION.")
+
+
+def _square(x):
+    return x ** 2
+
+
+def test_the_worked_reasoning_opens_only_after_the_students_own_function_passed(capsys):
+    from kgslab import check
+    exercise = _worked_exercise()
+    check.why(exercise)                                   # before the check ran
+    assert "SECRET-DERIVATION" not in capsys.readouterr().out
+    exercise(lambda x: x ** 3)                            # a wrong answer: the fall-back stands in
+    out = capsys.readouterr().out
+    assert "check.why" not in out
+    check.why(exercise)
+    out = capsys.readouterr().out
+    assert "SECRET-DERIVATION" not in out and "opens here once your own function passes" in out
+    exercise(lambda x: x * x)                             # right: offered, then shown
+    assert 'check.why("test_worked")' in capsys.readouterr().out
+    check.why(exercise)
+    assert "SECRET-DERIVATION" in capsys.readouterr().out
+    exercise(lambda x: x + 1)                             # wrong again: closed again
+    capsys.readouterr()
+    check.why(exercise)
+    assert "SECRET-DERIVATION" not in capsys.readouterr().out
+
+
+def test_the_worked_reasoning_is_off_while_grading_and_not_in_tab_completion(capsys, monkeypatch):
+    from kgslab import check
+    exercise = _worked_exercise()
+    exercise(lambda x: x * x)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    capsys.readouterr()
+    check.why(exercise)
+    assert "SECRET-DERIVATION" not in capsys.readouterr().out
+    assert not [name for name in dir(exercise) if "worked" in name and not name.startswith("_")]
+    with pytest.raises(ValueError, match="nb08_exercise_1"):
+        check.why("no_such_exercise")
+    with pytest.raises(TypeError, match="worked"):
+        Exercise("k", "t", _square, lambda: [], points=1, worked=3)
