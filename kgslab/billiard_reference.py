@@ -22,7 +22,7 @@ import numpy as np
 from ._validation import as_correct_flags, as_float_array, as_gram, as_pm1_labels, as_positive_int, as_scalar, as_vector
 from .crossings import crossing_angle
 
-__all__ = ["flight_times", "billiard_bounce", "hoeffding_bounces", "hoeffding_epsilon", "error_rejection_curve"]
+__all__ = ["flight_times", "next_wall", "billiard_bounce", "hoeffding_bounces", "hoeffding_epsilon", "error_rejection_curve"]
 
 
 def flight_times(margins, slopes):
@@ -41,6 +41,28 @@ def flight_times(margins, slopes):
     return crossing_angle(np.maximum(margins, 0.0), slopes)
 
 
+def next_wall(alpha, beta, K, y, last_wall=-1):
+    """The wall the ball hits next and the arc to it (step 2): returns (wall, arc).
+
+    The margins y_j <w, phi(x_j)> and slopes y_j <v, phi(x_j)> come from K @ alpha and K @ beta; the wall is the
+    one with the smallest flight time (`flight_times`), never `last_wall`, the wall the ball has just left
+    (-1: none).
+    """
+    K = as_gram(K, "K", psd=False)
+    y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
+    alpha = as_vector(alpha, "alpha", length=K.shape[0], length_of="K")
+    beta = as_vector(beta, "beta", length=K.shape[0], length_of="K")
+    last_wall = as_positive_int(last_wall, "last_wall", minimum=-1)
+    if last_wall >= K.shape[0] or np.any(np.diag(K) <= 0):
+        raise ValueError(f"last_wall must be -1 or a training point's index below {K.shape[0]}, got {last_wall}"
+                         if last_wall >= K.shape[0] else "K must have a positive diagonal: a wall needs phi(x_c) != 0")
+    times = flight_times(y * (K @ alpha), y * (K @ beta))
+    if last_wall >= 0:
+        times[last_wall] = np.inf
+    wall = int(np.argmin(times))
+    return wall, float(times[wall])
+
+
 def billiard_bounce(alpha, beta, K, y, last_wall=-1):
     """One bounce the paper's way, recomputing every projection: O(l^2).  Returns (alpha', beta', wall, arc).
 
@@ -56,12 +78,7 @@ def billiard_bounce(alpha, beta, K, y, last_wall=-1):
     if last_wall >= K.shape[0] or np.any(np.diag(K) <= 0):
         raise ValueError(f"last_wall must be -1 or a training point's index below {K.shape[0]}, got {last_wall}"
                          if last_wall >= K.shape[0] else "K must have a positive diagonal: a wall needs phi(x_c) != 0")
-    margins, slopes = y * (K @ alpha), y * (K @ beta)
-    times = flight_times(margins, slopes)
-    if last_wall >= 0:
-        times[last_wall] = np.inf
-    wall = int(np.argmin(times))
-    arc = float(times[wall])
+    wall, arc = next_wall(alpha, beta, K, y, last_wall)
     new_alpha = np.cos(arc) * alpha + np.sin(arc) * beta
     new_beta = -np.sin(arc) * alpha + np.cos(arc) * beta
     new_beta[wall] -= 2.0 * (K[wall] @ new_beta) / K[wall, wall]

@@ -870,6 +870,9 @@ def bounce_problem(draw):
 register("kgslab.billiard_reference.billiard_bounce", bounce_problem(),
          {"alpha": "vector", "beta": "vector", "K": "psd_gram", "y": "pm1", "last_wall": "count0"},
          skip_bad={"last_wall": {"-1"}})
+register("kgslab.billiard_reference.next_wall", bounce_problem(),
+         {"alpha": "vector", "beta": "vector", "K": "psd_gram", "y": "pm1", "last_wall": "count0"},
+         skip_bad={"last_wall": {"-1"}})
 
 
 def _fly_ball(n_bounces, **kwargs):
