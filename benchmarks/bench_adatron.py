@@ -18,7 +18,7 @@ from sklearn.svm import SVC
 
 from kgslab import data
 from kgslab.adatron import KernelAdatron, dual_objective
-from kgslab.normalise_reference import normalise
+from kgslab.kernels import normalise
 
 
 def _english_french(quick: bool):

@@ -1,7 +1,7 @@
 """kgslab: a Jupyter coursework kit on kernel methods and Bayesian kernel classifiers.
 
-Modules (one idea each): kernels, normalise_reference (normalising and centring a kernel
-matrix, as notebook 04 asks for them), tokens (the words, k-grams and stems of a text), text (the
+Modules (one idea each): kernels (kernel functions; normalising and centring a kernel
+matrix), tokens (the words, k-grams and stems of a text), text (the
 text kernels), regression, adatron, adatron_reference (the handout's two adatron
 algorithms as written), perceptron;
 versionspace (the geometry both samplers share), circle (the KGS's steps on one

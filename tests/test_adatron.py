@@ -9,7 +9,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from kgslab.adatron import KernelAdatron, dual_objective
 from kgslab.adatron_reference import kernel_adatron
 from kgslab.kernels import rbf_kernel
-from kgslab.normalise_reference import normalise
+from kgslab.kernels import normalise
 
 
 def _blobs(n=40, separation=2.0, seed=0, d=2):

@@ -16,7 +16,7 @@ from sklearn.svm import SVC
 from kgslab import data
 from kgslab.adatron import KernelAdatron, dual_objective
 from kgslab.adatron_reference import kernel_adatron
-from kgslab.normalise_reference import normalise
+from kgslab.kernels import normalise
 
 
 @pytest.fixture(scope="module")

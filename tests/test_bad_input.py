@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from kgslab import billiard, evidence, kernels, kgs, normalise_reference, regression, text
+from kgslab import billiard, evidence, kernels, kgs, regression, text
 from kgslab.adatron import KernelAdatron
 from kgslab.adatron_reference import kernel_adatron
 from kgslab.data import sinc_data, xor_data
@@ -110,7 +110,7 @@ def test_numbers_written_as_text_are_refused():
     with pytest.raises(TypeError, match=r"\bX must be an array of real numbers"):
         kernels.linear_kernel(np.array([["1.0", "2.0"]]))
     with pytest.raises(TypeError, match=r"\bK must be an array of real numbers"):
-        normalise_reference.centre(np.eye(2) + 1j)   # numpy would drop the imaginary part with a warning
+        kernels.centre(np.eye(2) + 1j)   # numpy would drop the imaginary part with a warning
 
 
 # ---- text ------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.io
 
-from kgslab import normalise_reference, text
+from kgslab import kernels, text
 from kgslab.data import corpus
 
 LANGUAGES = corpus.LANGUAGES
@@ -59,7 +59,7 @@ def test_no_two_articles_alike(articles):
         # No near-copies or templates either: the cosine similarity of two different
         # articles' stemmed content words stays well below 1.
         processed = [text.preprocess(article, language) for article in texts]
-        cosine = normalise_reference.normalise(text.bag_of_words_kernel(processed))
+        cosine = kernels.normalise(text.bag_of_words_kernel(processed))
         np.fill_diagonal(cosine, 0.0)
         i, j = np.unravel_index(np.argmax(cosine), cosine.shape)
         assert cosine[i, j] < 0.8, (language, i + 1, j + 1, cosine[i, j])

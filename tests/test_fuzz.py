@@ -154,8 +154,8 @@ register("kgslab.kernels.kernel_matrix",
          st.builds(lambda p, k, L: {**p, "kernel": k, "L": L}, two_point_sets(), st.sampled_from(["rbf", "linear"]),
                    positive),
          {"X": "matrix", "kernel": "language"})
-register("kgslab.normalise_reference.normalise", gram(positive_definite=True).map(lambda K: {"K": K}), {"K": "gram"})
-register("kgslab.normalise_reference.centre", gram().map(lambda K: {"K": K}), {"K": "gram"})
+register("kgslab.kernels.normalise", gram(positive_definite=True).map(lambda K: {"K": K}), {"K": "gram"})
+register("kgslab.kernels.centre", gram().map(lambda K: {"K": K}), {"K": "gram"})
 
 # ---- regression -------------------------------------------------------------------------------------
 
@@ -1103,7 +1103,7 @@ for _name in ("adatron_no_bias", "adatron_with_bias"):
              labelled_gram(C=positive, eta=st.sampled_from([0.25, 0.5, 1.0]), max_iter=st.sampled_from([None, 5, 50])),
              {"K": "gram", "y": "pm1", "C": "positive", "eta": "positive", "tol": "nonneg", "max_iter": "iterations"},
              skip_bad={"max_iter": {"None"}})
-register("kgslab.normalise_reference.norms_and_means", gram().map(lambda K: {"K": K}), {"K": "psd_gram"})
+register("kgslab.kernels.norms_and_means", gram().map(lambda K: {"K": K}), {"K": "psd_gram"})
 
 
 @st.composite

@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from kgslab.data import separable_data, xor_data
 from kgslab.kernels import linear_kernel, rbf_kernel
-from kgslab.normalise_reference import normalise
+from kgslab.kernels import normalise
 from kgslab.perceptron import (KernelPerceptron, best_novikoff_bound, kernel_perceptron,
                                novikoff_bound, perceptron, separating_alpha)
 

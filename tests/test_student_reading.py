@@ -1,4 +1,11 @@
-"""Read each student copy as a student would, and find the answers it should not give (issue 28).
+"""Read each student copy as a student would, and find the answers it should not give.
+
+The rule (NOTEBOOK_GUIDE.md, "What a student copy must not show"): the kit is open source and its modules are cut by
+idea, so a student may read any of them; what a copy must not do is *show* an answer it asks for on its page (prose,
+code cells, outputs, figure titles), in the hints a failed check prints and the values it prints as expected, or in
+the docstrings of what the notebook itself puts in reach (the modules and names its cells import, a check's
+fall-back, the check). Calling a reference is a ✘ that the grader detects by its code (kgslab/check/closed.py); where
+a reference lives is not this test's business.
 
 tests/test_student_copies.py finds an answer copied word for word (a solution line, seven words of a model
 answer).  This test finds an answer given in other words or other places:
@@ -16,19 +23,9 @@ answer).  This test finds an answer given in other words or other places:
 * **numbers**: the numbers a model answer or a solution-only cell gives as results (not literals of the
   notebook's code, not small integers, not references like "eq. 8"), and the symbol = value pairs of its math,
   are looked for in the student copy's prose, in the strings of its code and in the hints.
-* **imports**: no module a student copy reaches (the modules it imports, with `from package import module`
-  resolved, and the kit modules those hold as public attributes: `kgs.circle`, `widgets.regression`; the root
-  package `kgslab` is the library and is not followed) holds, as a public attribute, the reference of one of the
-  notebook's own exercises (by identity or by the exercise function's name) or a function its checks close (the
-  reference under another name, e.g. `kernel_adatron` for the adatron exercises), except the check package
-  (which holds the references to grade).
 * **docstrings**: the facts of the written answers and the formulas of the model answers are looked for in the
-  docstrings of the modules a copy reaches too (the module's and its public kit objects', what `help()` shows; formulas in their
-  plain-text form, as in hints): a module the copy imports must not answer for it.
-* **kit code**: the code of the kit's functions a copy reaches through its imports (the public functions of the
-  modules it reaches, as for the imports, and the methods of their public classes: what `??` shows) must not hold a piece of an
-  answer's code (the renamed syntax trees above): `diagnostics.hoeffding_epsilon`, Exercise 9.3 solved for epsilon
-  instead of n, shared `np.log(1.0 / eta)` with it.
+  docstrings of the modules a copy imports (the module's and its public kit objects', what `help()` shows; formulas
+  in their plain-text form, as in hints): what the notebook puts in reach must not answer for it.
 
 * **fall-back prints** (the fourth read, a blank copy run): a cell that prints, labels or claims what an exercise
   function computes (within the cell, or a result an earlier cell got from it) must ask the check whose function
@@ -38,13 +35,12 @@ answer).  This test finds an answer given in other words or other places:
 * **key calls**: the function at the heart of an answer (08's and 09's `np.arctan2`) is not used in the copy's code.
 * the first-tier hints must not state what their exercise asks to work out (HINT_FACTS, read as facts).
 * what a student reads of a fall-back and of a check (`?`, `??`, help(), inspect) holds no answer: not the
-  reference's docstring or code; a check's public attributes and a check module's public names do not lead to
-  an answer; a failed check prints no asked number as 'expected'; a copy reaches no answer of its own or of a
-  later notebook (02 and 03 reached 04's references in `kgslab.kernels`).
+  reference's docstring or code (the fall-back is what the check cell puts in reach); a check's public attributes
+  do not hand out the reference; a failed check prints no asked number as 'expected'.
 
-Each example of issue 28 is put back into a fresh release by `test_the_reader_finds_each_example_put_back`,
-which must find it.  Cost: about 25 s of CPU for the file (134 tests, measured on a busy machine; the clean
-reading of each notebook is made once for all its put-backs), no kernel started.
+Each example of an answer once shown is put back into a fresh release by
+`test_the_reader_finds_each_example_put_back`, which must find it.  The clean reading of each notebook is made once
+for all its put-backs; no kernel is started.
 """
 
 from __future__ import annotations
@@ -557,73 +553,6 @@ def imported_modules(cells) -> set[str]:
     return {module for module in modules if module.startswith("kgslab")}
 
 
-def imported_names(cells) -> set[str]:
-    """The names that `from module import name` lines of the code cells bring in."""
-    names = set()
-    for cell in cells:
-        tree = _parse(cell.source) if cell.cell_type == "code" else None
-        for node in ast.walk(tree) if tree else ():
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kgslab"):
-                names |= {alias.name for alias in node.names
-                          if not inspect.ismodule(getattr(importlib.import_module(node.module), alias.name, None))}
-    return names
-
-
-def reachable_modules(modules: set[str]) -> set[str]:
-    """The modules a copy imports and the kit modules they hold as public attributes (one level: `kgs.circle`,
-    `billiard.crossings`, a package's submodules such as `widgets.regression`): a tab away from a name the copy
-    binds. The root package `kgslab` is not followed (it is the library itself), nor the check package."""
-    found = set(modules)
-    for module_name in modules:
-        if module_name == "kgslab" or module_name.startswith("kgslab.check"):
-            continue
-        for name, value in vars(importlib.import_module(module_name)).items():
-            if not name.startswith("_") and inspect.ismodule(value) and value.__name__.startswith("kgslab.") \
-                    and not value.__name__.startswith("kgslab.check"):
-                found.add(value.__name__)
-    return found
-
-
-def closed_functions(stem: str) -> set[int]:
-    """Ids of the module-level kit functions that the checks of a notebook's exercises close: the reference under
-    another name (calling it is refused in grading; a copy must not lead to it either). Methods of the kit's
-    estimators (`KernelAdatron.fit`) are its public API and are left out."""
-    from kgslab.check.closed import _resolve
-    found = set()
-    for key, exercise in check.exercises().items():
-        if key.startswith(f"nb{stem}_"):
-            for name in exercise._closed:
-                owner, _, value = _resolve(name)
-                if inspect.ismodule(owner) and not owner.__name__.startswith("kgslab.check"):
-                    found |= {id(value), id(inspect.unwrap(value))}
-    return found
-
-
-def own_references(stem: str, solution) -> tuple[set[int], set[str]]:
-    """(ids of the references, names of the exercise functions) of a notebook's own exercises."""
-    exercises = [exercise for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")]
-    names = set()
-    for cell in solution.cells:
-        if cell.cell_type == "code" and _regions(cell.source):
-            tree = _parse(cell.source.replace(BEGIN_WORDS, "").replace(END_WORDS, ""))
-            names |= {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)} if tree else set()
-    return {id(exercise._reference) for exercise in exercises} | closed_functions(stem), names
-
-
-def import_leaks(modules: set[str], references: set[int], names: set[str]) -> dict[str, list[str]]:
-    found = {}
-    for module_name in sorted(modules):
-        if module_name == "kgslab.check" or module_name.startswith("kgslab.check."):
-            continue                      # the checks hold the references by design (grading: issue 24/27)
-        module = importlib.import_module(module_name)
-        public = {name: value for name, value in vars(module).items()
-                  if not name.startswith("_") and not inspect.ismodule(value)}
-        hits = sorted(name for name, value in public.items() if id(value) in references or name in names)
-        if hits:
-            found[module_name] = hits
-    return found
-
-
 @functools.lru_cache(maxsize=None)
 def _docstrings_of(module_name: str) -> tuple[str, ...]:
     """The docstrings a student reads with `help()` or `??`: the module's and those of its public kit objects (also
@@ -637,47 +566,11 @@ def _docstrings_of(module_name: str) -> tuple[str, ...]:
 
 
 def module_docstrings(modules: set[str]) -> list[str]:
-    """The docstrings of the kit's modules a copy imports (the check package left out, as for the imports)."""
+    """The docstrings of the kit's modules a copy imports (the check package left out: its fall-backs and checks are
+    read by `what_a_student_reads`)."""
     return [text for module_name in sorted(modules)
             if not (module_name == "kgslab.check" or module_name.startswith("kgslab.check."))
             for text in _docstrings_of(module_name)]
-
-
-def _kit_functions(module_name: str) -> dict[str, object]:
-    """{path: function} of what a student reaches in a module with `??`: its public functions (its own and those
-    it imports) and the methods of its public classes, the kit's only (the check package left out)."""
-    module = importlib.import_module(module_name)
-    found = {}
-    for name, value in vars(module).items():
-        if name.startswith("_") or inspect.ismodule(value):
-            continue
-        members = ({f"{name}.{attribute}": getattr(member, "fget", member)
-                    for attribute, member in vars(value).items()} if inspect.isclass(value) else {name: value})
-        for path, function in members.items():
-            function = inspect.unwrap(function) if callable(function) else function
-            home = getattr(function, "__module__", None) or ""
-            if inspect.isfunction(function) and home.startswith("kgslab") and not home.startswith("kgslab.check"):
-                found[f"{module_name}.{path}"] = function
-    return found
-
-
-@functools.lru_cache(maxsize=None)
-def _function_pieces(function) -> frozenset:
-    try:
-        return _source_pieces(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError):
-        return frozenset()
-
-
-def kit_code_leaks(modules: set[str], code: dict[str, str]) -> list[str]:
-    """"path: piece" for every piece of an answer's code that a function the copy reaches holds."""
-    found = []
-    for module_name in sorted(modules):
-        if module_name == "kgslab.check" or module_name.startswith("kgslab.check."):
-            continue
-        for path, function in sorted(_kit_functions(module_name).items()):
-            found += [f"{path}: {code[shape]}" for shape in sorted(_function_pieces(function) & code.keys())]
-    return found
 
 
 # ---- what a blank copy prints with the check's fall-back ----------------------------------------------------
@@ -886,7 +779,7 @@ _ANSWERS: dict[int, tuple] = {}
 
 
 def _answers(stem: str, solution) -> tuple:
-    """What the solution answers (code, formulas, facts, numbers, pairs, own references), once per notebook object."""
+    """What the solution answers (code, formulas, facts, numbers, pairs), once per notebook object."""
     if id(solution) not in _ANSWERS:
         formulas = answer_formulas(solution) | set(ANSWER_FORMULAS.get(stem, []))
         code = answer_code(solution)
@@ -895,32 +788,25 @@ def _answers(stem: str, solution) -> tuple:
             node = node.value if isinstance(node, ast.Expr) else node
             code.update({shape: line for shape in (_shape(node), _coarse(node)) if shape})
         _ANSWERS[id(solution)] = (code, formulas, answer_facts(stem, solution),
-                                  answer_numbers(solution), answer_pairs(solution), own_references(stem, solution))
+                                  answer_numbers(solution), answer_pairs(solution))
     return _ANSWERS[id(solution)]
 
 
 def read_like_a_student(stem: str, solution, student, hints: list[str]) -> dict[str, list]:
     """What the student copy (and the first-tier hints) give of the answers, by kind; empty lists when nothing."""
     prose = [cell.source for cell in student.cells if cell.cell_type == "markdown"]
-    code, formulas, facts, numbers, pairs, (references, names) = _answers(stem, solution)
+    code, formulas, facts, numbers, pairs = _answers(stem, solution)
     seen = page_code(prose + hints, student.cells)
-    modules = imported_modules(student.cells)
-    reach = reachable_modules(modules)          # what the copy imports, and a tab further
-    imports = import_leaks(reach, references, names)
-    named = sorted(imported_names(student.cells) & names)
-    if named:
-        imports["imported by name"] = named
+    docstrings = module_docstrings(imported_modules(student.cells))      # what the copy's imports put in reach
     return {
         "code": sorted(code[shape] for shape in code.keys() & seen if code[shape] not in SPECIFIED_CODE.get(stem, {})),
         "formulas": [formula for formula in formula_leaks(formulas, prose + hints + code_strings(student.cells))
                      if formula not in SPECIFIED_FORMULAS.get(stem, {})],
         "facts": fact_leaks(facts + HINT_FACTS.get(stem, []), prose + hints),
-        "docstrings": fact_leaks(facts, module_docstrings(reach)) + formula_leaks(formulas, module_docstrings(reach)),
+        "docstrings": fact_leaks(facts, docstrings) + formula_leaks(formulas, docstrings),
         "numbers": [number for number in number_leaks(numbers, pairs, prose + hints,
                                                       code_strings(student.cells))
                     if number not in SPECIFIED_NUMBERS.get(stem, {})],
-        "imports": [f"{module}: {', '.join(hits)}" for module, hits in imports.items()],
-        "kit code": kit_code_leaks(reach, code),
         "fall-back prints": fallback_prints(stem, student.cells),
         "pointers": pointer_leaks(stem, prose + code_strings(student.cells)),
         "key calls": key_call_leaks(stem, student.cells),
@@ -934,7 +820,7 @@ def test_a_student_reading_the_copy_finds_no_answer(path):
     assert not found, f"{path.name}: the student copy (or a first-tier hint) answers what it asks: {found}"
 
 
-# ---- each example of issue 28, put back ----------------------------------------------------------------------
+# ---- each example of an answer once shown, put back ----------------------------------------------------------------------
 
 def _md(text):
     return ("markdown", text)
@@ -958,7 +844,6 @@ EXAMPLES = {
     "08-step-calls": ("08", _md("steps 3-6: `arc_errors_by_sweep(crossing_angles(features @ coords, features @ "
                                 "direction, y))`; step 8: `np.cos(theta) * coords + np.sin(theta) * direction`"),
                       "code"),
-    "08-import-circle": ("08", _code("from kgslab import circle"), "imports"),
     "07-novikoff-hint": ("07", _hint("nb07_exercise_5d", "All four numbers concern the weight vector of (c). The bound "
                                      "of (d) is Novikoff's theorem: (R / gamma)^2, with gamma the margin of the unit "
                                      "vector w / ||w||."), "facts"),
@@ -982,8 +867,6 @@ EXAMPLES = {
                                     "overlap relative to length."), "facts"),
     "10-question-B": ("10", _md("what does the E-step see when the discriminant has fitted the flipped labels?"),
                       "facts"),
-    "09-import-reference": ("09", _code("from kgslab.billiard_reference import hoeffding_epsilon"), "imports"),
-    "09-import-bt1999-curve": ("09", _code("from kgslab.papers.bt1999 import error_rejection_curve"), "imports"),
     "09-n-922": ("09", _code('ax.text(1000, 0.3, "n = 922:\\nepsilon = 0.05", fontsize=8)'), "numbers"),
     "09-inscribed-ball": ("09", _md("The SVM would pick *one* point of this region (roughly the centre of its "
                                     "largest inscribed ball)."), "facts"),
@@ -1001,22 +884,13 @@ EXAMPLES = {
     "10-shared-covariance-ratio": ("10", _md(r"$$\ln \frac{p(\phi \mid y = 1)}{p(\phi \mid y = 0)} = w'\phi + b, "
                                              r"\qquad \mathbf{w} = \mathbf{C}^{-1}(\mathbf{m}_1 - \mathbf{m}_0),$$"),
                                    "formulas"),
-    "06-import-text": ("06", _code("from kgslab import text\nK = text.bag_of_words_kernel(docs)"), "imports"),
     "04-norm-formulas": ("04", _md(r"* the mean feature vector has $\|\bar\phi\|^2 = \frac{1}{l^2}\sum_{i,j}"
                                    r"\mathbf{K}_{ij}$, the mean of all entries"), "formulas"),
     "04-titles": ("04", _md("Raw kernels: longer texts get larger kernel values. Normalising removes most of the "
                             "dependence on length."), "facts"),
-    "03-import-regression": ("03", _code("from kgslab import regression\n"
-                                         "curve = regression.log_evidence(K, y, sigma2s)"), "imports"),
     "03-ln-det": ("03", _md(r"from a Cholesky factor $\mathbf{C}\mathbf{C}' = \mathbf{K} + \sigma^2\mathbf{I}$: "
                             r"$\ln\det = 2\sum_i \ln C_{ii}$."), "formulas"),
-    # The five imports the last session left (each module held an exercise's reference under its name):
-    "02-import-regression": ("02", _code("from kgslab.regression import mse, ridge"), "imports"),
-    "05-import-reference": ("05", _code("from kgslab.adatron_reference import adatron_with_bias"), "imports"),
-    "07-import-perceptron": ("07", _code("from kgslab import perceptron as kit"), "imports"),
     "07-perceptron-docstring": ("07", _code("from kgslab import perceptron as kit"), "docstrings"),
-    "08-import-votes": ("08", _code("from kgslab.circle import vote_draws"), "imports"),
-    "10-import-kfd": ("10", _code("from kgslab.kfd import KFD, LabelNoiseKFD, label_noise_em"), "imports"),
     # Found on this session's read: 04's first-tier hint of norms_and_means gave both formulas it asks for.
     "04-norms-hint": ("04", _hint("nb04_exercise_5b_norms", "the squared norm of phi(x_i) is K_ii, and the squared "
                                   "norm of the mean feature vector (1/l) sum_i phi(x_i) is (1/l^2) 1'K1, the mean "
@@ -1026,9 +900,6 @@ EXAMPLES = {
                                          r"$t_i = \operatorname{atan2}(a_i, -b_i)$, the billiard's step 2"), "formulas"),
     "09-epsilon-of-n": ("09", _md(r"against the deviation $\epsilon(n) = \sqrt{\ln(1/\eta)/2n}$ that eq. (8) allows "
                                    r"at $\eta = 0.01$."), "formulas"),
-    # Found on the third session's read: the copy of 09 reached Exercise 9.3's answer read the other way through
-    # an imported function's code (also put back into diagnostics by test_hoeffding_epsilon_put_back_...).
-    "09-hoeffding-epsilon-code": ("09", _code("from kgslab.billiard_reference import hoeffding_epsilon"), "kit code"),
     "03-band-not-data": ("03", _md("The shaded band is where $f$ probably is. It is *not* where the data fall."),
                          "facts"),
     # Found on the fourth session's read (a blank copy run): with an exercise blank, the check's fall-back printed
@@ -1152,145 +1023,6 @@ def test_a_module_docstring_that_answers_is_found(monkeypatch):
         _docstrings_of.cache_clear()
 
 
-def _functions_the_copy_asks_for(student) -> set[str]:
-    """The names of the functions a student copy defines (the exercises' stubs and helpers), with their plural or
-    singular: `crossing_angles` is found as `crossing_angle` too."""
-    names = set()
-    for cell in student.cells:
-        if cell.cell_type != "code":
-            continue
-        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        names |= {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
-    return names | {name[:-1] for name in names if name.endswith("s")} | {name + "s" for name in names}
-
-
-@pytest.mark.parametrize("path", SOLUTIONS, ids=_stem)
-def test_no_module_a_copy_imports_holds_a_function_by_an_exercise_name(path):
-    """A module the copy imports must not hold one of the copy's functions under its name (or its plural): 08's
-    `crossing_angles` was `versionspace.crossing_angle` until the crossings moved to a module no copy imports."""
-    student = release_notebook(_read(path))
-    asked = _functions_the_copy_asks_for(student)
-    found = []
-    for name in sorted(reachable_modules(imported_modules(student.cells))):
-        if not name.startswith("kgslab") or name.startswith("kgslab.check"):
-            continue
-        module = importlib.import_module(name)
-        found += [f"{name}.{attribute}" for attribute in dir(module)
-                  if attribute in asked and callable(getattr(module, attribute))]
-    assert not found, f"{path.name}: imported modules hold functions under the exercises' names: {found}"
-
-
-def test_a_crossing_function_put_back_into_versionspace_is_found(monkeypatch):
-    """The put-back: versionspace (imported by 08) holding `crossing_angle` again is found."""
-    from kgslab import crossings, versionspace
-    monkeypatch.setattr(versionspace, "crossing_angle", crossings.crossing_angle, raising=False)
-    path = next(p for p in SOLUTIONS if _stem(p) == "08")
-    with pytest.raises(AssertionError, match="kgslab.versionspace.crossing_angle"):
-        test_no_module_a_copy_imports_holds_a_function_by_an_exercise_name(path)
-
-
-# ---- the kit's code a copy reaches: put back ------------------------------------------------------------------
-
-def _kit_code_of_09(student) -> list[str]:
-    path = next(p for p in SOLUTIONS if _stem(p) == "09")
-    return read_like_a_student("09", _read(path), student, _hints("09"))["kit code"]
-
-
-def test_hoeffding_epsilon_put_back_into_diagnostics_is_found(monkeypatch):
-    """Notebook 09 imported `diagnostics.hoeffding_epsilon`, Exercise 9.3's answer solved for epsilon instead of n
-    (the deviation sqrt(ln(1/eta) / 2n)); it moved to billiard_reference and 09 computes the deviation from the
-    student's own `hoeffding_bounces`. Put back (the function into diagnostics, the import into the copy), the
-    reader finds the code it shares with the answer."""
-    from kgslab import billiard_reference, diagnostics
-    path = next(p for p in SOLUTIONS if _stem(p) == "09")
-    student = release_notebook(_read(path))
-    clean = _kit_code_of_09(student)
-    monkeypatch.setattr(diagnostics, "hoeffding_epsilon", billiard_reference.hoeffding_epsilon, raising=False)
-    student.cells.insert(3, nbformat.v4.new_code_cell("from kgslab.diagnostics import hoeffding_epsilon"))
-    found = _kit_code_of_09(student)
-    assert len(found) > len(clean) and any(leak.startswith("kgslab.diagnostics.hoeffding_epsilon:") for leak in found)
-
-
-def _put_back_function(monkeypatch, tmp_path, module, name: str, source: str):
-    """Put a function of `source` (written to a file, so that `??` and inspect find its code) into `module`."""
-    (tmp_path / f"old_{name}.py").write_text(textwrap.dedent(source))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    function = getattr(importlib.import_module(f"old_{name}"), name)
-    function.__module__ = module.__name__            # as if it were the kit's own again
-    monkeypatch.setattr(module, name, function)
-
-
-def test_an_answer_line_put_back_into_figure2_curves_is_found(monkeypatch, tmp_path):
-    """`bt1999.figure2_curves` (09's copy imports bt1999) averaged the splits' errors with the line of Exercise
-    9.4's answer that gives no error where nothing is accepted, `np.divide(..., out=np.full(len(...), np.nan),
-    where=... > 0)`. Put back (a function of that source in bt1999), the reader finds it."""
-    from kgslab.papers import bt1999
-    student = release_notebook(_read(next(p for p in SOLUTIONS if _stem(p) == "09")))
-    clean = _kit_code_of_09(student)
-    _put_back_function(monkeypatch, tmp_path, bt1999, "figure2_curves", '''
-        import numpy as np
-
-        def figure2_curves(error_sum, counts, theta):
-            error_mean = np.divide(error_sum, counts, out=np.full(len(theta), np.nan), where=counts > 0)
-            return error_mean
-        ''')
-    found = _kit_code_of_09(student)
-    assert len(found) > len(clean) and any(leak.startswith("kgslab.papers.bt1999.figure2_curves:") for leak in found)
-
-
-def test_the_vote_put_back_into_kgs_is_found(monkeypatch, tmp_path):
-    """`kgs.vote` (08's copy imports kgs) computed the vote of Exercise 4 in its own line,
-    `np.mean(K_test @ alphas.T > 0, axis=1)`: the exercise's answer but for the mean over the draws. It now
-    averages circle's reference; put back, the reader finds the line (ANSWER_CODE)."""
-    from kgslab import kgs
-    path = next(p for p in SOLUTIONS if _stem(p) == "08")
-    solution, student = _read(path), release_notebook(_read(path))
-    clean = read_like_a_student("08", solution, student, _hints("08"))["kit code"]
-    _put_back_function(monkeypatch, tmp_path, kgs, "vote", '''
-        import numpy as np
-
-        def vote(alphas, K_test):
-            return np.mean(K_test @ alphas.T > 0, axis=1)
-        ''')
-    found = read_like_a_student("08", solution, student, _hints("08"))["kit code"]
-    assert len(found) > len(clean) and any(leak.startswith("kgslab.kgs.vote:") for leak in found)
-
-
-# ---- the kit's names a copy reaches: put back ---------------------------------------------------------------
-
-# (notebook, module the copy reaches, attribute put back, what it held): each held an exercise's answer under a
-# findable name until this session (third) made it private or moved it.
-REACHED = {
-    "05-kernel-adatron": ("05", "kgslab.adatron", "kernel_adatron", "kgslab.adatron_reference.kernel_adatron"),
-    "08-gibbs-step": ("08", "kgslab.kgs", "gibbs_step", "kgslab.circle.gibbs_step"),
-    "08-kgs-circle": ("08", "kgslab.kgs", "circle", "kgslab.circle"),
-    "09-billiard-crossings": ("09", "kgslab.billiard", "crossings", "kgslab.crossings"),
-    "02-widgets-kernel-ridge": ("02", "kgslab.widgets.regression", "kernel_ridge", "kgslab.regression.kernel_ridge"),
-    "03-widgets-gp-posterior": ("03", "kgslab.widgets.regression", "gp_posterior", "kgslab.regression.gp_posterior"),
-    "10-widgets-em": ("10", "kgslab.widgets.kfd", "label_noise_em", "kgslab.kfd.label_noise_em"),
-}
-
-
-@pytest.mark.parametrize("example", sorted(REACHED))
-def test_an_answer_put_back_where_a_copy_reaches_it_is_found(example, monkeypatch):
-    stem, module_name, attribute, held = REACHED[example]
-    path = next(p for p in SOLUTIONS if _stem(p) == stem)
-    solution, student = _read(path), release_notebook(_read(path))
-    clean = read_like_a_student(stem, solution, student, _hints(stem))["imports"]
-    module_path, _, name = held.rpartition(".")
-    try:
-        value = importlib.import_module(held)
-    except ImportError:
-        value = getattr(importlib.import_module(module_path), name)
-    monkeypatch.setattr(importlib.import_module(module_name), attribute, value, raising=False)
-    found = read_like_a_student(stem, solution, student, _hints(stem))["imports"]
-    assert len(found) > len(clean), f"{example}: putting it back was not noticed ({found})"
-
-
 def test_the_docstring_of_an_imported_class_is_read_where_it_is_imported(monkeypatch):
     """10 imports LabelNoiseKFD from papers.kfd2001, but the class (and what help() shows of it) lives in kgslab.kfd:
     its docstring is read as part of kfd2001. Put back with the maximiser of Exercise 10.5, the reader finds it."""
@@ -1404,7 +1136,7 @@ def _reference_texts(stem: str) -> list[tuple[str, str]]:
 
 def fallback_help_leaks(stem: str) -> list[str]:
     path = next(p for p in SOLUTIONS if _stem(p) == stem)
-    code, formulas, facts, numbers, pairs, _ = _answers(stem, _read(path))
+    code, formulas, facts, numbers, pairs = _answers(stem, _read(path))
     texts = what_a_student_reads(stem)
     plain = [re.sub(r"\x1b\[[0-9;]*m", "", text) for text in texts]
     return (formula_leaks(formulas, plain) + fact_leaks(facts, plain) + number_leaks(numbers, pairs, plain)
@@ -1474,7 +1206,7 @@ def expected_values_printed(stem: str) -> tuple[str, ...]:
 
 def failed_check_leaks(stem: str) -> list[str]:
     path = next(p for p in SOLUTIONS if _stem(p) == stem)
-    _, _, _, numbers, pairs, _ = _answers(stem, _read(path))
+    _, _, _, numbers, pairs = _answers(stem, _read(path))
     return number_leaks(numbers, pairs, list(expected_values_printed(stem)))
 
 
@@ -1503,106 +1235,26 @@ def test_the_papers_instance_put_back_as_a_check_case_is_found(stem, monkeypatch
 
 def _public_pointers(exercise) -> list[str]:
     """The public attributes of a check (what tab completion on `check.nbNN_exercise_X.` lists) that hold the
-    reference itself or name where it lives (the closed names: 'kgslab.circle.crossing_angles', ...)."""
+    reference itself: its `?` would show the reference's docstring, in reach of every copy (where the reference
+    lives, a dotted name, is no answer)."""
     found = []
     for name, value in vars(exercise).items():
         if name.startswith("_"):
             continue
         values = value if isinstance(value, (tuple, list, set, frozenset)) else [value]
-        if any(item is exercise._reference or isinstance(item, str) and re.match(r"kgslab\.[\w.]+$", item)
-               for item in values):
+        if any(item is exercise._reference for item in values):
             found.append(name)
     return found
 
 
-def test_a_check_does_not_show_where_its_answer_lives():
-    """Every copy imports `check`; `check.nb08_exercise_1.` offered `reference` (whose `?` showed the reference's
-    docstring) and `closed` ('kgslab.circle.crossing_angles': the answer's module and name, a `??` away) until
-    issue 28s made them private."""
+def test_a_check_does_not_hand_out_its_reference():
+    """Every copy imports `check`: `check.nb08_exercise_1.reference?` would show the reference's docstring."""
     found = {key: _public_pointers(exercise) for key, exercise in check.exercises().items()}
     found = {key: names for key, names in found.items() if names}
-    assert not found, f"checks whose public attributes lead to their answers: {found}"
+    assert not found, f"checks whose public attributes hold their references: {found}"
 
 
-@pytest.mark.parametrize("attribute", ["reference", "closed"])
-def test_a_public_reference_or_closed_list_put_back_on_a_check_is_found(attribute, monkeypatch):
+def test_a_public_reference_put_back_on_a_check_is_found(monkeypatch):
     exercise = check.nb08_exercise_1
-    monkeypatch.setattr(exercise, attribute, getattr(exercise, f"_{attribute}"), raising=False)
-    assert _public_pointers(exercise) == [attribute]
-
-
-def _answer_homes() -> tuple[set[int], set[str]]:
-    """(ids of every exercise's reference and closed functions, names of the modules that hold one) over all ten."""
-    from kgslab.check.closed import _resolve
-    functions, modules = set(), set()
-    for exercise in check.exercises().values():
-        for name in exercise._closed:
-            owner, _, value = _resolve(name)
-            if inspect.isclass(owner):                   # a method (KernelAdatron.fit): the class's module holds it
-                owner = importlib.import_module(owner.__module__)
-            functions |= {id(value), id(inspect.unwrap(value))}
-            if not owner.__name__.startswith("kgslab.check"):
-                modules.add(owner.__name__)
-    return functions, modules
-
-
-def check_module_pointers() -> dict[str, list[str]]:
-    """The public attributes of the check modules (`check.nb08_kgs.`, two tabs from `check`, which every copy
-    imports) that are an exercise's reference or closed function, or a kit module holding one (`circle`)."""
-    import pkgutil
-    functions, modules = _answer_homes()
-    found = {}
-    for info in pkgutil.iter_modules(check.__path__):
-        module = importlib.import_module(f"kgslab.check.{info.name}")
-        hits = [name for name, value in vars(module).items() if not name.startswith("_") and (
-            id(value) in functions or inspect.ismodule(value) and value.__name__ in modules)]
-        if hits:
-            found[module.__name__] = sorted(hits)
-    return found
-
-
-def test_no_check_module_shows_an_answer_two_tabs_from_check():
-    assert not check_module_pointers(), f"check modules whose public names lead to answers: {check_module_pointers()}"
-
-
-def test_an_answer_module_put_back_into_a_check_module_is_found(monkeypatch):
-    from kgslab import circle
-    from kgslab.check import nb08_kgs
-    monkeypatch.setattr(nb08_kgs, "circle", circle, raising=False)
-    assert check_module_pointers() == {"kgslab.check.nb08_kgs": ["circle"]}
-
-
-# ---- a later notebook's answers -----------------------------------------------------------------------------------
-
-def later_answer_leaks(path: Path) -> dict[str, list[str]]:
-    """What a copy reaches (its imports and a tab further, as the imports kind) of the references of its own and every
-    LATER notebook's exercises, by identity (the reference, the functions its checks close) or by the exercise
-    function's name: 02 and 03 imported `kgslab.kernels`, which held 04's `normalise`, `centre` and
-    `norms_and_means` under 04's own names until issue 28s moved them to `kgslab.normalise_reference`. A copy
-    after 04 may use 04's normalising (05-07 import it from there): by then it is the student's own work."""
-    from solution_code import exercise_functions
-    stem = _stem(path)
-    references, names = set(), set()
-    for later in SOLUTIONS:
-        if _stem(later) >= stem:
-            references |= {id(exercise._reference) for key, exercise in check.exercises().items()
-                           if key.startswith(f"nb{_stem(later)}_")} | closed_functions(_stem(later))
-            names |= set(exercise_functions(later.stem).values())
-    student = release_notebook(_read(path))
-    return import_leaks(reachable_modules(imported_modules(student.cells)), references, names)
-
-
-@pytest.mark.parametrize("path", SOLUTIONS, ids=_stem)
-def test_a_copy_reaches_no_answer_of_a_later_notebook(path):
-    found = later_answer_leaks(path)
-    assert not found, f"{path.name}: modules the copy reaches hold answers of its own or a later notebook: {found}"
-
-
-@pytest.mark.parametrize("name", ["normalise", "centre", "norms_and_means"])
-def test_04s_reference_put_back_into_kernels_is_found_from_02(name, monkeypatch):
-    from kgslab import kernels, normalise_reference
-    # into the module's namespace itself (kernels.normalise resolves through the module's __getattr__ anyway, and
-    # setattr would leave the attribute behind on undo)
-    monkeypatch.setitem(vars(kernels), name, getattr(normalise_reference, name))
-    found = later_answer_leaks(next(p for p in SOLUTIONS if _stem(p) == "02"))
-    assert name in found.get("kgslab.kernels", []), found
+    monkeypatch.setattr(exercise, "reference", exercise._reference, raising=False)
+    assert _public_pointers(exercise) == ["reference"]

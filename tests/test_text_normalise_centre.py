@@ -1,4 +1,4 @@
-"""kgslab.normalise_reference.normalise (eq. 19) and centre (eq. 21) against explicit feature-space computations.
+"""kgslab.kernels.normalise (eq. 19) and centre (eq. 21) against explicit feature-space computations.
 
 For a kernel K = X X' with known features X, normalising must equal the Gram
 matrix of the rows of X scaled to unit length (eq. 18), and centring must
@@ -14,7 +14,7 @@ from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.preprocessing import KernelCenterer
 
 from kgslab import text
-from kgslab.normalise_reference import centre, normalise
+from kgslab.kernels import centre, normalise
 
 DOCS = [
     "The Confederation protects the freedom and the rights of the people.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import normalise_reference as _normalise_reference, text as _text
+from .. import kernels as _kernels, text as _text
 from .core import Case, Exercise, Problem, allclose
 
 __all__ = ["nb04_exercise_5a_block", "nb04_exercise_5a", "nb04_exercise_5b", "nb04_exercise_5b_norms",
@@ -41,7 +41,7 @@ def _kernel_hidden(rng):
 
 nb04_exercise_5a = Exercise(
     "nb04_exercise_5a", "Exercise 5a (normalise a kernel, eq. 19)",
-    _normalise_reference.normalise, _cases, points=2, hidden=_kernel_hidden,
+    _kernels.normalise, _cases, points=2, hidden=_kernel_hidden,
     compare=allclose(rtol=1e-9, atol=1e-12),
     hint="eq. (19) divides every entry K_ij by the lengths of both feature vectors (each read off the diagonal of "
          "K), so every diagonal entry of the result is 1 and no entry exceeds 1 in size. If yours are off by a "
@@ -52,7 +52,7 @@ nb04_exercise_5a = Exercise(
 
 nb04_exercise_5b = Exercise(
     "nb04_exercise_5b", "Exercise 5b (centre a kernel, eq. 21)",
-    _normalise_reference.centre, _cases, points=2, hidden=_kernel_hidden,
+    _kernels.centre, _cases, points=2, hidden=_kernel_hidden,
     compare=allclose(rtol=1e-9, atol=1e-9),
     hint="eq. (21) subtracts from K the mean of each column, the mean of each row, and adds back the mean "
          "of all entries (the (1/l) 1 1' K, (1/l) K 1 1' and (1/l^2) 1 1' K 1 1' terms). Every row and "
@@ -65,13 +65,13 @@ def _nb04_exercise_5b_norms_cases():
     """The norms sqrt(K_ii) and the norm of the mean feature vector, sqrt(1'K1) / l."""
     cases = _cases()
     cases.append(Case("a centred kernel (its mean feature vector is 0)",
-                      (_normalise_reference.centre(_text.kmer_kernel(_TEXTS)),)))
+                      (_kernels.centre(_text.kmer_kernel(_TEXTS)),)))
     return cases
 
 
 nb04_exercise_5b_norms = Exercise(
     "nb04_exercise_5b_norms", "Exercise 5b (norms and means in feature space)",
-    _normalise_reference.norms_and_means, _nb04_exercise_5b_norms_cases, points=2,
+    _kernels.norms_and_means, _nb04_exercise_5b_norms_cases, points=2,
     compare=allclose(rtol=1e-7, atol=1e-7),
     hint="both numbers are read off K alone: write each squared norm as an inner product of feature vectors "
          "(for the mean feature vector, expand the sum first) and replace every inner product by an entry of K. "
@@ -119,7 +119,7 @@ nb04_exercise_5a_block = Exercise(
 def _norms_and_means_table(kernels_list):
     table = []
     for K in kernels_list:
-        norms, mean_norm = _normalise_reference.norms_and_means(K)
+        norms, mean_norm = _kernels.norms_and_means(K)
         table.append([norms.min(), norms.max(), mean_norm])
     return np.array(table)
 
@@ -127,9 +127,9 @@ def _norms_and_means_table(kernels_list):
 def _nb04_exercise_5b_table_cases():
     """One row per kernel: smallest norm, largest norm, norm of the mean feature vector."""
     K = _text.kmer_kernel(_TEXTS)
-    normalised = _normalise_reference.normalise(K)
+    normalised = _kernels.normalise(K)
     return [
-        Case("[K, K_n, K_nc] of the 2-mer kernel of five texts", ([K, normalised, _normalise_reference.centre(normalised)],)),
+        Case("[K, K_n, K_nc] of the 2-mer kernel of five texts", ([K, normalised, _kernels.centre(normalised)],)),
         Case("one kernel: K = X X' for 6 points of very different lengths", ([_cases()[2].args[0]],)),
     ]
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import adatron_reference as _adatron_reference, text as _text
 from ..kernels import linear_kernel, rbf_kernel
-from ..normalise_reference import normalise as _normalise
+from ..kernels import normalise as _normalise
 from ..papers import coursework as _coursework
 from .core import Case, Exercise, Mistake, Problem, allclose
 

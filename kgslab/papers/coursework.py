@@ -34,7 +34,7 @@ from .._validation import (as_float_array, as_gram, as_matrix, as_pm1_labels, as
 from ..adatron_reference import adatron_with_bias
 from ..data import linear_data
 from ..kernels import rbf_kernel
-from ..normalise_reference import normalise
+from ..kernels import normalise
 from ..regression import cv_error, linear_fit_errors, log_evidence, ridge_errors
 
 __all__ = ["NOISE_TEST_POINTS", "noise_study", "linear_regression_table", "tune_gamma", "tune_width_and_gamma",

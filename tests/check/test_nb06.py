@@ -27,7 +27,7 @@ from kgslab import check, data, text
 from kgslab.papers import coursework
 from kgslab.adatron import KernelAdatron
 from kgslab.adatron_reference import adatron_with_bias
-from kgslab.normalise_reference import normalise
+from kgslab.kernels import normalise
 from solution_code import function, variant
 
 
