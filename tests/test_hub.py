@@ -38,6 +38,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from kgslab._notebook_list import NOTEBOOKS
+
 ROOT = Path(__file__).resolve().parents[1]
 HUB = ROOT / "docs" / "hub"
 STEM = "01_duality"
@@ -187,7 +189,7 @@ def test_the_recipe_under_a_real_hub(place, students_env, proxy, users):
                                      + (place / "jupyterhub.log").read_text()[-4000:])
             home = Path(pwd.getpwnam(user).pw_dir)
             notebooks = sorted(path.name for path in (home / "kgslab").glob("*.ipynb"))
-            assert len(notebooks) == 10 and notebooks[0].startswith("01_"), notebooks
+            assert notebooks == [f"{notebook.stem}.ipynb" for notebook in NOTEBOOKS], notebooks
             assert (home / "kgslab" / notebooks[0]).stat().st_uid == pwd.getpwnam(user).pw_uid
 
         # the instructor: the course against the exchange, 01 released (this clone's .venv)

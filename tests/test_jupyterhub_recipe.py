@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from kgslab import assignments
+from kgslab._notebook_list import NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parents[1]
 HUB = ROOT / "docs" / "hub"
@@ -101,7 +102,7 @@ def test_the_start_up_hook_copies_the_notebooks_and_keeps_a_students_work(tmp_pa
     first = subprocess.run(["bash", str(hook)], env=env, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
     copied = sorted(path.name for path in (tmp_path / "kgslab").glob("*.ipynb"))
-    assert len(copied) == 10 and copied[0].startswith("01_") and copied[-1].startswith("10_")
+    assert copied == [f"{notebook.stem}.ipynb" for notebook in NOTEBOOKS]
     work = tmp_path / "kgslab" / copied[0]
     work.write_text(work.read_text().replace('"outputs": []', '"outputs": [{"output_type": "stream", '
                                                                '"name": "stdout", "text": "mine"}]', 1))
@@ -143,7 +144,7 @@ def test_the_single_machine_wrapper_runs_the_hook_then_the_server_with_the_hubs_
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert "server started with: --port=12345 --debug" in lines and lines[-1].strip() == "10"   # hook ran first
+    assert "server started with: --port=12345 --debug" in lines and lines[-1].strip() == str(len(NOTEBOOKS))   # hook ran first
     hub = _load_file(HUB / "jupyterhub_config.py")
     assert hub.Spawner.cmd == ["/usr/local/bin/kgslab-singleuser.sh"]
     assert "install -m 755 docs/hub/kgslab-singleuser.sh docs/hub/kgslab-notebooks.sh /usr/local/bin/" in DOC

@@ -19,6 +19,7 @@ from nbformat.v4 import new_output
 from kgslab import data, release
 from kgslab import notebooks as notebooks_command
 from kgslab._resources import kit_folder
+from kgslab._notebook_list import NOTEBOOKS
 from kgslab.data import results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,21 +108,21 @@ def test_release_check_with_no_solutions_says_so(tmp_path):
 PACKAGED = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
-def test_the_kit_has_ten_notebooks_of_each_kind():
-    assert len(PACKAGED) == 10
+def test_the_kit_has_each_listed_notebook_of_each_kind():
+    assert PACKAGED == [f"{notebook.stem}.ipynb" for notebook in NOTEBOOKS]
     assert [p.name for p in notebooks_command.packaged_notebooks("solutions")] == PACKAGED
 
 
-def test_copies_the_ten_student_notebooks_and_then_leaves_them_alone(tmp_path):
+def test_copies_the_student_notebooks_and_then_leaves_them_alone(tmp_path):
     destination = tmp_path / "home" / "kgslab"
     lines = notebooks_command.copy_notebooks(destination)
-    assert [line.split()[0] for line in lines] == ["copied"] * 10
+    assert [line.split()[0] for line in lines] == ["copied"] * len(NOTEBOOKS)
     assert sorted(path.name for path in destination.iterdir()) == PACKAGED
     for name in PACKAGED:
         assert (destination / name).read_bytes() == (ROOT / "notebooks" / name).read_bytes()
         assert "BEGIN SOLUTION" not in (destination / name).read_text()
     again = notebooks_command.copy_notebooks(destination)
-    assert [line.split()[0] for line in again] == ["current"] * 10
+    assert [line.split()[0] for line in again] == ["current"] * len(NOTEBOOKS)
 
 
 def test_solutions_only_with_the_flag_and_into_their_own_folder(tmp_path):
@@ -209,7 +210,7 @@ def test_a_destination_that_is_a_file_is_an_error(tmp_path, capsys):
 def test_the_command_runs_as_a_module(tmp_path):
     run = subprocess.run([sys.executable, "-m", "kgslab.notebooks", str(tmp_path / "out")],
                          capture_output=True, text=True, check=True)
-    assert run.stdout.strip().endswith("10 copied")
+    assert run.stdout.strip().endswith(f"{len(NOTEBOOKS)} copied")
 
 
 # ---- licence and provenance -----------------------------------------------------------------------

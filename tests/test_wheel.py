@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from kgslab import data
+from kgslab._notebook_list import NOTEBOOKS
 
 pytestmark = pytest.mark.wheel
 
@@ -146,7 +147,7 @@ def test_the_wheel_holds_the_data_the_notebooks_and_the_licence(installed):
                      "kgslab/_files/constitution/english.txt", "kgslab/_files/results/_wheel_probe.json",
                      "kgslab/_files/results/probe/_wheel_probe.csv"):
         assert expected in names, f"the wheel lacks {expected}"
-    assert sum(name.startswith("kgslab/_notebooks/") and name.endswith(".ipynb") for name in names) == 10
+    assert sum(name.startswith("kgslab/_notebooks/") and name.endswith(".ipynb") for name in names) == len(NOTEBOOKS)
     assert not [name for name in names if "_solutions" in name], "the student's wheel carries solutions"
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
@@ -190,19 +191,19 @@ def test_every_loader_works_from_the_installed_wheel(installed):
     assert found["solutions_folder_exists"] is False, "the installed wheel has solutions"
 
 
-def test_the_notebooks_command_copies_the_ten_and_a_student_notebook_runs_from_the_copy(installed):
+def test_the_notebooks_command_copies_them_all_and_a_student_notebook_runs_from_the_copy(installed):
     python, env, work, _ = installed
     home = work / "home" / "kgslab"
     out = _run([python, "-m", "kgslab.notebooks", home], cwd=work, env=env)
     expected = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    assert len(expected) == 10 and "10 copied" in out
+    assert expected == [f"{notebook.stem}.ipynb" for notebook in NOTEBOOKS] and f"{len(NOTEBOOKS)} copied" in out
     assert sorted(path.name for path in home.glob("*.ipynb")) == expected
     asked = subprocess.run([python, "-m", "kgslab.notebooks", home, "--solutions"], cwd=work, env=env,
                            capture_output=True, text=True)
     assert asked.returncode == 2 and "make solutions-zip" in asked.stderr, asked.stderr
     for name in expected:
         assert (home / name).read_bytes() == (ROOT / "notebooks" / name).read_bytes()
-    assert "10 current" in _run([python, "-m", "kgslab.notebooks", home], cwd=work, env=env)
+    assert f"{len(NOTEBOOKS)} current" in _run([python, "-m", "kgslab.notebooks", home], cwd=work, env=env)
 
     # A student notebook, exercises blank, run top to bottom from the copy in the fresh environment.
     # Notebook 04 reads docs.mat and Ks.mat, so it also shows the packaged data reach a kernel.

@@ -15,6 +15,7 @@ import pytest
 
 from kgslab import _resources
 from kgslab import notebooks as notebooks_command
+from kgslab._notebook_list import NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +40,7 @@ def wheel_names(tmp_path_factory):
 def test_the_wheel_has_no_solution_notebooks(wheel_names):
     assert not [name for name in wheel_names if "_solutions" in name or name.startswith("solutions/")]
     notebooks = [name for name in wheel_names if name.endswith(".ipynb")]
-    assert len(notebooks) == 10 and all(name.startswith("kgslab/_notebooks/") for name in notebooks)
+    assert len(notebooks) == len(NOTEBOOKS) and all(name.startswith("kgslab/_notebooks/") for name in notebooks)
     for name in notebooks:
         text = wheel_names[name].decode("utf-8")
         assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text, name
