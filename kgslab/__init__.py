@@ -2,8 +2,8 @@
 
 Modules (one idea each): kernels (kernel functions; normalising and centring a kernel
 matrix), tokens (the words, k-grams and stems of a text), text (the
-text kernels), regression, adatron, adatron_reference (the handout's two adatron
-algorithms as written), perceptron;
+text kernels), regression, adatron (the kernel adatron: the handout's two algorithms
+and the estimator), perceptron;
 versionspace (the geometry both samplers share), circle (the KGS's steps on one
 great circle and its vote per draw, as the paper writes them), kgs (the kernel Gibbs sampler and
 BayesPointMachine), evidence (its section 4: likelihood, entropy, evidence),

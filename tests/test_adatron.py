@@ -7,7 +7,7 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
 from kgslab.adatron import KernelAdatron, dual_objective
-from kgslab.adatron_reference import kernel_adatron
+from kgslab.adatron import kernel_adatron
 from kgslab.kernels import rbf_kernel
 from kgslab.kernels import normalise
 

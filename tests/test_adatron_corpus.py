@@ -15,7 +15,7 @@ from sklearn.svm import SVC
 
 from kgslab import data
 from kgslab.adatron import KernelAdatron, dual_objective
-from kgslab.adatron_reference import kernel_adatron
+from kgslab.adatron import kernel_adatron
 from kgslab.kernels import normalise
 
 

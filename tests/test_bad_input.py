@@ -11,7 +11,7 @@ import pytest
 
 from kgslab import billiard, evidence, kernels, kgs, regression, text
 from kgslab.adatron import KernelAdatron
-from kgslab.adatron_reference import kernel_adatron
+from kgslab.adatron import kernel_adatron
 from kgslab.data import sinc_data, xor_data
 from kgslab.kfd import LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
 from kgslab.perceptron import KernelPerceptron, kernel_perceptron
@@ -539,7 +539,7 @@ def _two_language_corpus():
     ("second", "english", ValueError, r"second must be another language than first, got 'english' twice"),
 ])
 def test_pair_accuracy_takes_one_language_name_per_side(which, bad, error, message):
-    from kgslab.adatron_reference import adatron_with_bias
+    from kgslab.adatron import adatron_with_bias
     from kgslab.papers import coursework
     K, language, article = _two_language_corpus()
     names = {"first": "english", "second": "french", which: bad}

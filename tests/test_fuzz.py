@@ -222,7 +222,7 @@ def labelled_gram(draw, positive_definite=False, **scalars):
     return problem
 
 
-register("kgslab.adatron_reference.kernel_adatron",
+register("kgslab.adatron.kernel_adatron",
          labelled_gram(C=positive, eta=st.sampled_from([0.25, 0.5, 1.0]), bias=st.booleans(),
                        max_iter=st.sampled_from([None, 5, 50])),
          {"K": "gram", "y": "pm1", "C": "positive", "eta": "positive", "bias": "bool", "max_iter": "iterations"},
@@ -409,7 +409,7 @@ register("kgslab.papers.coursework.pair_group_means",
          {"K_first": "gram", "K_second": "gram", "article": "vector"})
 register("kgslab.papers.coursework.pair_accuracy",
          st.builds(lambda p, C: {**p, "first": "english", "second": "french", "C": C, "n_folds": 2,
-                                 "adatron": kgslab.adatron_reference.adatron_with_bias}, corpus_pairs(), positive),
+                                 "adatron": kgslab.adatron.adatron_with_bias}, corpus_pairs(), positive),
          {"K": "gram", "article": "vector", "C": "positive", "n_folds": "count", "first": "language",
           "second": "language"},
          containers=("K",))
@@ -1099,7 +1099,7 @@ register("kgslab.widgets.billiard.rejection_panel",
 # ---- reference solutions made public by issue 15 -----------------------------------------------------------
 
 for _name in ("adatron_no_bias", "adatron_with_bias"):
-    register(f"kgslab.adatron_reference.{_name}",
+    register(f"kgslab.adatron.{_name}",
              labelled_gram(C=positive, eta=st.sampled_from([0.25, 0.5, 1.0]), max_iter=st.sampled_from([None, 5, 50])),
              {"K": "gram", "y": "pm1", "C": "positive", "eta": "positive", "tol": "nonneg", "max_iter": "iterations"},
              skip_bad={"max_iter": {"None"}})

@@ -7,7 +7,7 @@ The student writes both algorithms of the handout:
 * ``adatron_with_bias(K, y, C, eta, tol, max_iter)`` -> (alpha, b): the same
   with the bias step b = b + y'alpha / 4.
 
-The references are `kgslab.adatron_reference.adatron_no_bias` and `adatron_with_bias`; both algorithms are
+The references are `kgslab.adatron.adatron_no_bias` and `adatron_with_bias`; both algorithms are
 deterministic (one coordinate per iteration, the first of the largest changes,
 stop when that change is below tol or after max_iter iterations), so a correct
 implementation reproduces it to rounding error.  The cross-validation experiment's reference is
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import adatron_reference as _adatron_reference, text as _text
+from .. import adatron as _adatron, text as _text
 from ..kernels import linear_kernel, rbf_kernel
 from ..kernels import normalise as _normalise
 from ..papers import coursework as _coursework
@@ -115,9 +115,9 @@ _SHARED_CODE_HINT = ("np.clip(values, low, high) clips a whole vector to the box
 
 nb05_exercise_6_no_bias = Exercise(
     "nb05_exercise_6_no_bias", "Exercise 6 (kernel adatron without bias, eq. 22)",
-    _adatron_reference.adatron_no_bias, _with_mistakes(bias=False), points=4,
-    closed=("kgslab.adatron_reference.kernel_adatron", "kgslab.adatron.KernelAdatron.fit",
-            "kgslab._adatron_loop.coordinate_ascent"),
+    _adatron.adatron_no_bias, _with_mistakes(bias=False), points=4,
+    closed=("kgslab.adatron.kernel_adatron", "kgslab.adatron.KernelAdatron.fit",
+            "kgslab.adatron._coordinate_ascent"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the gradient of f in eq. (22) is g = 1 - (K o yy') alpha, the elementwise product of K with yy' "
          "times alpha. " + _SHARED_HINT,
@@ -126,9 +126,9 @@ nb05_exercise_6_no_bias = Exercise(
 
 nb05_exercise_6_with_bias = Exercise(
     "nb05_exercise_6_with_bias", "Exercise 6 (kernel adatron with bias)",
-    _adatron_reference.adatron_with_bias, _with_mistakes(bias=True), points=3,
-    closed=("kgslab.adatron_reference.kernel_adatron", "kgslab.adatron.KernelAdatron.fit",
-            "kgslab._adatron_loop.coordinate_ascent"),
+    _adatron.adatron_with_bias, _with_mistakes(bias=True), points=3,
+    closed=("kgslab.adatron.kernel_adatron", "kgslab.adatron.KernelAdatron.fit",
+            "kgslab.adatron._coordinate_ascent"),
     compare=allclose(rtol=1e-7, atol=1e-9),
     hint="the result is a tuple (alpha, b). The predictions z = K(y o alpha) + b include the bias, and the "
          "bias step b <- b + y'alpha / 4 (step 6) comes after alpha_i has changed, every iteration. "

@@ -34,7 +34,7 @@ import numpy as np
 from sklearn.model_selection import GroupKFold, KFold
 
 from .. import text as _text
-from ..adatron_reference import adatron_with_bias as _adatron_with_bias
+from ..adatron import adatron_with_bias as _adatron_with_bias
 from ..papers import coursework as _coursework
 from . import virtual_time
 from .core import Case, Exercise, Mistake, Problem, allclose

@@ -31,7 +31,7 @@ from sklearn.model_selection import GroupKFold
 
 from .._validation import (as_float_array, as_gram, as_matrix, as_pm1_labels, as_positive_int, as_scalar, as_vector,
                            check_random_state_kind)
-from ..adatron_reference import adatron_with_bias
+from ..adatron import adatron_with_bias
 from ..data import linear_data
 from ..kernels import rbf_kernel
 from ..kernels import normalise
@@ -174,7 +174,7 @@ def _as_folds(folds, n: int) -> list:
 def cross_validate_C(K, y, Cs, folds):
     """Exercise 6: mean held-out accuracy and hinge loss of the adatron with bias for every C, and the best C.
 
-    On each fold ``alpha, b = adatron_reference.adatron_with_bias(K[fit, fit], y[fit], C)`` and a held-out point's decision
+    On each fold ``alpha, b = adatron.adatron_with_bias(K[fit, fit], y[fit], C)`` and a held-out point's decision
     value is f(x) = sum_i alpha_i y_i K(x_i, x) + b over the fit rows (eq. 6 with the bias); it is predicted +1
     when f(x) >= 0.  Each score is averaged over the folds (each fold counts once).  Returns
     ``(accuracy, hinge, best_C)``: two arrays with one entry per C, and the first C with the smallest mean hinge

@@ -122,16 +122,16 @@ def test_the_kits_crossing_angle_earns_nothing_for_the_crossing_exercises():
 
 @pytest.mark.parametrize("key, bias", [("nb05_exercise_6_no_bias", False), ("nb05_exercise_6_with_bias", True)])
 def test_the_adatrons_private_loop_is_closed_too(key, bias):
-    from kgslab import _adatron_loop
+    from kgslab import adatron as kit_adatron
 
     def adatron(K, y, C, eta=1.0, tol=0.005, max_iter=None):   # the kit's loop under the estimator, called directly
-        alpha, b, _, _ = _adatron_loop.coordinate_ascent(
+        alpha, b, _, _ = kit_adatron._coordinate_ascent(
             np.asarray(K, float), np.asarray(y, float),
-            *_adatron_loop.check_parameters(C, eta, tol, max_iter, len(y)), bias=bias)
+            *kit_adatron._check_parameters(C, eta, tol, max_iter, len(y)), bias=bias)
         return (alpha, b) if bias else alpha
 
     _, printed, record = _run(check.exercises()[key], adatron)
-    assert not record.passed and "`kgslab._adatron_loop.coordinate_ascent`" in printed, printed
+    assert not record.passed and "`kgslab.adatron._coordinate_ascent`" in printed, printed
 
 
 def test_a_reference_imported_by_name_before_its_first_check_is_closed_in_a_fresh_interpreter():

@@ -26,7 +26,7 @@ from checking import blank, blank_falls_back, solutions_pass
 from kgslab import check, data, text
 from kgslab.papers import coursework
 from kgslab.adatron import KernelAdatron
-from kgslab.adatron_reference import adatron_with_bias
+from kgslab.adatron import adatron_with_bias
 from kgslab.kernels import normalise
 from solution_code import function, variant
 
