@@ -326,7 +326,7 @@ class GradeOutsideKernel(NbGraderPreprocessor):
         fall-backs in the child (computed here, on the child's request); every other function is the student's.
         """
         from kgslab import check
-        from kgslab.check import core, hidden, plain, sandbox, submission
+        from kgslab.check import fallback, hidden, plain, sandbox, submission
 
         public = list(exercise.cases())
         specs = [{"public": index} for index in range(len(public))]
@@ -347,9 +347,9 @@ class GradeOutsideKernel(NbGraderPreprocessor):
         def serve(message, index):
             asked = message.get("key")
             if asked not in others.values():
-                return core.refused_fallback(asked, known)
+                return fallback.refused_fallback(asked, known)
             with hidden.reseeded(seed) if "args" in specs[min(index, len(specs) - 1)] else contextlib.nullcontext():
-                return core.serve_reference(known[asked], message)
+                return fallback.serve_reference(known[asked], message)
 
         request = {"key": key, "function": functions[key], "others": others,
                    "definitions": submission.definitions(earlier_sources), "cases": specs, "reseed": seed,
@@ -365,15 +365,15 @@ class GradeOutsideKernel(NbGraderPreprocessor):
 
     def _judge(self, exercise, name, cases, outcomes):
         """The check's own `Verdict` on outcomes computed elsewhere (nothing printed, nothing recorded)."""
-        from kgslab.check import core
+        from kgslab.check import verdicts
 
         def placeholder(*args, **kwargs):
             raise AssertionError("graded from outcomes")
 
         placeholder.__name__ = name
-        return core.judge(exercise.title, placeholder, exercise._reference, cases, compare=exercise.compare, hint="",
-                          key=None, time_limit=self.time_limit, closed=exercise._closed,
-                          outcomes=outcomes or [{"kind": "crashed"}])
+        return verdicts.judge(exercise.title, placeholder, exercise._reference, cases, compare=exercise.compare,
+                              hint="", key=None, time_limit=self.time_limit, closed=exercise._closed,
+                              outcomes=outcomes or [{"kind": "crashed"}])
 
 
 def _shown(verdict) -> str:

@@ -14,7 +14,7 @@ import warnings
 import nbformat
 
 from kgslab import check, release
-from kgslab.check import core, submission
+from kgslab.check import fallback, submission
 
 STEMS = sorted(path.stem for path in release.SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
 
@@ -48,7 +48,7 @@ def program(stem: str) -> dict:
             pass
     exercises = check.exercises()
     for key, name in exercise_functions(stem).items():
-        namespace[name] = core.reference_fallback(exercises[key]._reference, name, key)
+        namespace[name] = fallback.reference_fallback(exercises[key]._reference, name, key)
     return namespace
 
 

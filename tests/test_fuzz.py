@@ -1216,19 +1216,22 @@ register("kgslab.papers.coursework.cross_validate_C", adatron_folds_problem(),
 # "student" (not a function, the blank exercise, one that returns None or raises, the kit's own reference
 # handed back) is refused a tick.  Valid input: a copy of the reference, which must pass.
 
-from kgslab.check import core as _check_core  # noqa: E402
-from kgslab.check.core import Case, Exercise  # noqa: E402
+from kgslab.check import cases as _check_cases  # noqa: E402
+from kgslab.check import records as _check_records  # noqa: E402
+from kgslab.check import verdicts as _check_verdicts  # noqa: E402
+from kgslab.check.cases import Case  # noqa: E402
+from kgslab.check.exercise import Exercise  # noqa: E402
 
 
 def _run_check(exercise):
     def run(student):
-        saved = dict(_check_core._RECORDS)
+        saved = dict(_check_records.LAST_RUNS)
         try:
             exercise(student)
-            record = _check_core._RECORDS[exercise.key]
+            record = _check_records.LAST_RUNS[exercise.key]
         finally:
-            _check_core._RECORDS.clear()
-            _check_core._RECORDS.update(saved)
+            _check_records.LAST_RUNS.clear()
+            _check_records.LAST_RUNS.update(saved)
         if not record.passed:
             raise ValueError(f"student not accepted: {record.verdict.splitlines()[0]}")
         return 1.0
@@ -1261,36 +1264,36 @@ def _double(x):
     return 2.0 * x
 
 
-register("kgslab.check.core.run_exercise",
+register("kgslab.check.verdicts.run_exercise",
          st.builds(lambda x: {"title": "Doubling", "student": _copy_of(_double), "reference": _double,
                               "cases": [Case("x", (x,))], "hint": "twice x"}, exact_floats()),
          {"title": "text", "reference": "function", "cases": "cases", "compare": "function", "hint": "text",
           "key": "text", "time_limit": "positive"},
          skip_bad={"compare": {"None"}, "key": {"None"}, "time_limit": {"None"}}, max_examples=2, containers=())
-register("kgslab.check.core.allclose", st.fixed_dictionaries({"rtol": nonneg, "atol": nonneg}),
+register("kgslab.check.values.allclose", st.fixed_dictionaries({"rtol": nonneg, "atol": nonneg}),
          {"rtol": "nonneg", "atol": "nonneg"}, max_examples=2)
-register("kgslab.check.core.grading_mode", fixed(), {}, max_examples=1)
-register("kgslab.check.core.Case", fixed(label="a case", args=(1.0, 2.0), kwargs={"scale": 0.5}),
+register("kgslab.check.time_limit.grading_mode", fixed(), {}, max_examples=1)
+register("kgslab.check.cases.Case", fixed(label="a case", args=(1.0, 2.0), kwargs={"scale": 0.5}),
          {"label": "text", "args": "tuple", "kwargs": "mapping"}, max_examples=1, containers=())
-register("kgslab.check.core.Exercise",
+register("kgslab.check.exercise.Exercise",
          fixed(key="nb00_exercise_0", title="Doubling", reference=_double,
                cases=lambda: [Case("x = 1", (1.0,))], points=1),
          {"key": "text", "title": "text", "reference": "function", "cases": "function", "points": "count0",
           "compare": "function", "hint": "text"},
          run=lambda **kw: Exercise(**kw).points, skip_bad={"compare": {"None"}}, max_examples=1, containers=())
-RESULT_TYPES["kgslab.check.core.Record"] = "what a check recorded (built by run_exercise)"
-register("kgslab.check.core.judge",
+RESULT_TYPES["kgslab.check.records.LastRun"] = "what a check's last run found (built by run_exercise)"
+register("kgslab.check.verdicts.judge",
          st.builds(lambda x: {"title": "Doubling", "student": _copy_of(_double), "reference": _double,
                               "cases": [Case("x", (x,))], "hint": "twice x"}, exact_floats()),
          {"title": "text", "reference": "function", "cases": "cases", "compare": "function", "hint": "text",
           "key": "text", "time_limit": "positive"},
-         run=lambda **kw: float(_check_core.judge(**kw).passed),
+         run=lambda **kw: float(_check_verdicts.judge(**kw).passed),
          skip_bad={"compare": {"None"}, "key": {"None"}, "time_limit": {"None"}}, max_examples=2, containers=())
-register("kgslab.check.core.Mistake", fixed(id="a-mistake", words="what the mistake is", factor=2.0),
-         {"id": "text", "words": "text"}, run=lambda **kw: _check_core.Mistake(**kw).factor, max_examples=1,
+register("kgslab.check.cases.Mistake", fixed(id="a-mistake", words="what the mistake is", factor=2.0),
+         {"id": "text", "words": "text"}, run=lambda **kw: _check_cases.Mistake(**kw).factor, max_examples=1,
          containers=())
-RESULT_TYPES["kgslab.check.core.Problem"] = "what a check's comparison found (built by its compare)"
-RESULT_TYPES["kgslab.check.core.Verdict"] = "a check's verdict as data (built by judge)"
+RESULT_TYPES["kgslab.check.values.Problem"] = "what a check's comparison found (built by its compare)"
+RESULT_TYPES["kgslab.check.records.Verdict"] = "a check's verdict as data (built by judge)"
 
 
 # ---- issue 17's new public names: the bounce study of notebook 09, Figure 4 of notebook 08, one KGS step -----

@@ -5,7 +5,7 @@ import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 
-from kgslab.check.core import reference_of
+from kgslab.check.fallback import reference_of
 from kgslab.data import sinc_data
 from kgslab.kernels import rbf_kernel
 from kgslab.regression import gp_posterior, kernel_ridge, log_evidence

@@ -200,7 +200,7 @@ NO_L = ("import numpy as np\ndef ridge_primal(X, y, gamma):\n"
 
 
 def test_the_grader_keeps_the_checks_structured_verdict():
-    # The verdict is the check's own data (kgslab.check.core.Verdict): the failing case, the declared mistake by id
+    # The verdict is the check's own data (kgslab.check.records.Verdict): the failing case, the declared mistake by id
     # and the check's words for it; nothing is read back from the printed text.
     key = "nb01_exercise_1_primal"
     exercise = check.exercises()[key]

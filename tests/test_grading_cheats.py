@@ -126,16 +126,16 @@ def _submissions(source, released):
         "wraps_check_reference": _with_bodies(source, lambda n, p, k: f"from kgslab import check\n"
                                                                         f"return check.{k}._reference({_call(p)})"),
         "environment": _after_setup(blank_functions, 'import os\nos.environ.pop("NBGRADER_EXECUTION", None)'),
-        "patched_grade": _after_setup(blank_functions, "from kgslab.check import core\n"
-                                                       "core.Exercise.grade = lambda *a, **k: None\n" +
+        "patched_grade": _after_setup(blank_functions, "from kgslab.check import exercise\n"
+                                                       "exercise.Exercise.grade = lambda *a, **k: None\n" +
                                       "".join(f"check.{key}.grade = lambda *a, **k: None\n" for key in every)),
         "patched_grading_mode": _after_setup(blank_functions, "import sys\n"
-                                             "sys.modules['kgslab.check.core'].grading_mode = lambda: None"),
-        "forged_records": _after_setup(blank_functions, "from kgslab.check import core\n"
+                                             "sys.modules['kgslab.check.time_limit'].grading_mode = lambda: None"),
+        "forged_records": _after_setup(blank_functions, "from kgslab.check import records\n"
                                        "class Passed(dict):\n"
                                        "    def get(self, key, default=None):\n"
-                                       "        return core.Record('x', print, True, 'passed')\n"
-                                       "core._RECORDS = Passed()\n"),
+                                       "        return records.LastRun('x', print, True, 'passed')\n"
+                                       "records.LAST_RUNS = Passed()\n"),
         "literal_answers": _with_bodies(source, _literal_answers),
     }
     wanted = {student: (notebook, every) for student, notebook in cheats.items()}

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 from kgslab import check
-from kgslab.check import core, forked
+from kgslab.check import exercise, forked, records, time_limit
 
 pytestmark = pytest.mark.skipif(not forked.available(), reason="needs os.fork")
 
 
 def _verdict(student, monkeypatch, limit=1.0):
-    monkeypatch.setattr(core, "TIME_LIMIT", limit)
+    monkeypatch.setattr(time_limit, "TIME_LIMIT", limit)
     printed = io.StringIO()
     started = time.perf_counter()
     with contextlib.redirect_stdout(printed):
@@ -62,14 +62,14 @@ def test_leaving_the_process_is_a_verdict(monkeypatch):
 
 def test_what_the_child_does_never_reaches_the_notebook(monkeypatch):
     def ridge_primal(X, y, gamma):
-        core._RECORDS.clear()
-        core.Exercise.grade = lambda self: None
+        records.LAST_RUNS.clear()
+        exercise.Exercise.grade = lambda self: None
         l, d = X.shape
         return np.linalg.solve(X.T @ X + gamma * l * np.eye(d), X.T @ y)
 
-    grade = core.Exercise.grade
+    grade = exercise.Exercise.grade
     returned, printed, _ = _verdict(ridge_primal, monkeypatch)
-    assert "✔" in printed and core.Exercise.grade is grade and "nb01_exercise_1_primal" in core._RECORDS
+    assert "✔" in printed and exercise.Exercise.grade is grade and "nb01_exercise_1_primal" in records.LAST_RUNS
 
 
 def test_an_honest_check_stays_fast(monkeypatch):

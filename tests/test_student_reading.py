@@ -1057,7 +1057,7 @@ def test_a_fallback_says_so_and_an_own_function_does_not():
 # ---- what `?`, `??` and help() show of a fall-back and of a check -----------------------------------------------
 
 # A blank copy, run: `hoeffding_bounces?` (or Shift-Tab in JupyterLab) on the name the check cell rebound showed the
-# fall-back's docstring, which `check.core.reference_fallback` copied from the kit's reference (the reference's
+# fall-back's docstring, which `check.fallback.reference_fallback` copied from the kit's reference (the reference's
 # equation and worked example, i.e. the answer), and `hoeffding_bounces??` followed its `__wrapped__` to the
 # reference's source. Key strings of answers those docstrings gave (plain text, as help() shows them), besides what
 # the reader's other kinds find:
@@ -1080,11 +1080,11 @@ def what_a_student_reads(stem: str) -> list[str]:
     """Everything a student reads of a notebook's fall-backs and checks: IPython's `name?` and `name??` (the
     inspector's detail levels 0 and 1, as JupyterLab's Shift-Tab and the pager show them), `help(name)` (pydoc),
     `inspect.getsource` (`??` by hand) and `inspect.signature`; of each check too (`check.nbNN_exercise_X?`,
-    `??`, help). The fall-backs are made as the check makes them (`core.reference_fallback`), so a put-back in
-    core.py is what this reads."""
+    `??`, help). The fall-backs are made as the check makes them (`fallback.reference_fallback`), so a put-back in
+    fallback.py is what this reads."""
     import pydoc
 
-    from kgslab.check import core
+    from kgslab.check import fallback as kit_fallback
     from solution_code import exercise_functions
     path = next(p for p in SOLUTIONS if _stem(p) == stem)
     shell, texts, names = _shell(), [], exercise_functions(path.stem)     # the names the check cells rebind
@@ -1092,7 +1092,7 @@ def what_a_student_reads(stem: str) -> list[str]:
         if not key.startswith(f"nb{stem}_"):
             continue
         name = names[key]
-        fallback = core.reference_fallback(exercise._reference, name, key)
+        fallback = kit_fallback.reference_fallback(exercise._reference, name, key)
         shell.user_ns.update({name: fallback, "check": check})
         followed = [f"{name}.__wrapped__"] if hasattr(fallback, "__wrapped__") else []     # what `??` would follow
         for shown in [name, f"check.{key}"] + followed:
@@ -1163,11 +1163,11 @@ def _fallback_as_before(original, **put_back):
 @pytest.mark.parametrize("stem, put_back", [("04", "__doc__"), ("09", "__doc__"), ("08", "__wrapped__"),
                                              ("10", "__wrapped__")])
 def test_a_fallback_that_shows_its_reference_again_is_found(stem, put_back, monkeypatch):
-    """Put back what core.reference_fallback did until issue 28s: the reference's docstring (`?` shows it) or its
+    """Put back what fallback.reference_fallback did until issue 28s: the reference's docstring (`?` shows it) or its
     `__wrapped__` (`??` and inspect.getsource follow it to the reference's source)."""
-    from kgslab.check import core
-    monkeypatch.setattr(core, "reference_fallback",
-                        _fallback_as_before(core.reference_fallback, **{put_back: lambda reference: (
+    from kgslab.check import fallback as kit_fallback
+    monkeypatch.setattr(kit_fallback, "reference_fallback",
+                        _fallback_as_before(kit_fallback.reference_fallback, **{put_back: lambda reference: (
                             reference.__doc__ if put_back == "__doc__" else reference)}))
     assert fallback_help_leaks(stem), f"{stem}: a fall-back with the reference's {put_back} was not noticed"
 
@@ -1198,7 +1198,7 @@ PAPER_CASES = {"09": ("nb09_exercise_3", "epsilon = 0.05, eta = 0.01 (the paper)
 @functools.lru_cache(maxsize=None)
 def expected_values_printed(stem: str) -> tuple[str, ...]:
     """What a failed check of each of a notebook's exercises can print as 'expected': the reference on each case."""
-    from kgslab.check.core import describe_value
+    from kgslab.check.values import describe_value
     return tuple(describe_value(exercise._reference(*case.args, **case.kwargs))
                  for key, exercise in check.exercises().items() if key.startswith(f"nb{stem}_")
                  for case in exercise.cases())

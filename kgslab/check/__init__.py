@@ -5,9 +5,15 @@ number the handout's (``nb04_exercise_5a`` is Exercise 5a of the coursework,
 in notebook 04; ``nb07_exercise_5c`` part (c) of the exam question 5; in the
 papers' notebooks 08-10, the notebook's own exercise number:
 ``nb10_exercise_2`` is Exercise 10.2).  Each check is an `Exercise`; its
-``.grade()`` is the autograded test nbgrader runs (see `core`).
+``.grade()`` is the autograded test nbgrader runs (see `exercise`).
 
-The mechanism is in `core`; each notebook's checks live in a module of their
+The mechanism is in a few modules, one per concern: `cases` (a check's cases
+and their known mistakes), `values` (describing and comparing results),
+`inputs` (changed inputs), `time_limit`, `memory_limit`, `running` (the
+student's calls, in a child process where the system can fork), `records`
+(verdicts as data, each check's last run), `fallback` (the reference handed
+back), `verdicts` (`judge`, `run_exercise`) and `exercise` (`Exercise`, the
+hints); each notebook's checks live in a module of their
 own (`nb01_duality`, ...), re-exported here so a notebook only needs
 ``from kgslab import check``.  Which modules those are is the kit's one list of
 notebooks (`kgslab._notebook_list`).
@@ -15,9 +21,12 @@ notebooks (`kgslab._notebook_list`).
 
 import importlib as _importlib
 
-from .core import GRADING_TIME_LIMIT, TIME_LIMIT, Case, Exercise, allclose, grading_mode, run_exercise
-from .core import show_hint, show_worked
-from .core import reference_of as _reference_of
+from .cases import Case
+from .exercise import Exercise, show_hint, show_worked
+from .fallback import reference_of as _reference_of
+from .time_limit import GRADING_TIME_LIMIT, TIME_LIMIT, grading_mode
+from .values import allclose
+from .verdicts import run_exercise
 from .._notebook_list import NOTEBOOKS as _NOTEBOOKS
 
 
@@ -67,7 +76,7 @@ def why(name) -> None:
 
 def _stand_ins(functions, name: str) -> list[str]:
     """The names of the check's fall-backs among `functions` (the kit's reference handed back for a blank or wrong
-    exercise: `core.reference_fallback` marks it)."""
+    exercise: `fallback.reference_fallback` marks it)."""
     if not functions or not all(callable(function) for function in functions):
         raise TypeError(f"{name} takes the exercise functions a cell uses (callables, at least one); "
                         f"got {', '.join(type(function).__name__ for function in functions) or 'nothing'}")

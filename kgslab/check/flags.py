@@ -7,7 +7,7 @@ A graded function, or a helper it calls, is flagged when it
 
 * calls one of the exercise's closed functions (its reference or a twin),
 * touches the checks' internals (``kgslab.check`` beyond calling a check:
-  ``._reference``, ``.grade``, ``core``, the records, ``grading_mode``),
+  ``._reference``, ``.grade``, the mechanism's modules, the records, ``grading_mode``),
 * touches the environment or the interpreter's machinery (``os.environ``,
   ``sys.modules``, ``importlib``, ``exec``/``eval``/``compile``, a function's
   ``__closure__``/``__globals__``/``__wrapped__``/``__code__``, tracing hooks,
@@ -43,9 +43,11 @@ _OS_CALLS = {"system", "popen", "fork", "forkpty", "kill", "killpg", "getppid", 
              "posix_spawn", "posix_spawnp", "pidfd_open", "remove", "unlink", "rename", "replace", "chmod"}
 _SYS_ATTRIBUTES = {"executable", "modules", "_getframe", "settrace", "setprofile", "addaudithook", "stdout",
                    "__stdout__", "stderr", "__stderr__"}
-_CHECK_INTERNALS = {"reference", "_reference", "grade", "core", "_RECORDS", "grading_mode", "closed", "_closed",
-                    "Exercise", "Record", "run_exercise", "judge", "Verdict", "reference_fallback", "reference_of",
-                    "code_hint", "cases", "compare", "forked", "sandbox"}
+_CHECK_INTERNALS = {"reference", "_reference", "grade", "records", "LAST_RUNS", "LastRun", "grading_mode",
+                    "time_limit", "TIME_LIMIT", "GRADING_TIME_LIMIT", "memory_limit", "closed", "_closed",
+                    "exercise", "Exercise", "verdicts", "run_exercise", "judge", "Verdict", "running", "fallback",
+                    "reference_fallback", "reference_of", "code_hint", "cases", "compare", "values", "inputs",
+                    "forked", "sandbox", "plain", "hidden", "confine"}
 
 
 def _aliases(tree) -> dict[str, str]:

@@ -108,7 +108,7 @@ def read_answers(read_end: int, n_calls: int, budget: float, *, then: float | No
     ``{"kind": "garbled"}`` for a line that is no message (the student's code wrote on the channel). With `then`,
     the first line is the child's "ready" message (the grader's child: `kgslab.check.sandbox`; its content goes
     into `greeting`): `budget` is the time allowed until it, and the answers then get `then` seconds from it.
-    A message of kind "call" (a fall-back of another exercise, `kgslab.check.core`) is answered on `reply_end`
+    A message of kind "call" (a fall-back of another exercise, `kgslab.check.fallback`) is answered on `reply_end`
     by serve(message, index of the case running), and the child goes on.
     """
     answers: list[dict] = []
@@ -162,7 +162,7 @@ def run_forked(call_one: Callable[[int], dict], n_calls: int, budget: float, *,
     Returns the answers received in order, up to the first whose kind is not
     "returned": fewer than n_calls then, or when the child ran out of time (the last entry is then
     ``{"kind": "timeout"}``) or ended without answering (``{"kind": "crashed"}``).  `prepare` runs in the
-    child first (taking the exercise's references out and confining it: `kgslab.check.core`); the child may
+    child first (taking the exercise's references out and confining it: `kgslab.check.running`); the child may
     ask `serve` for another exercise's fall-back (`calls`: the child's side).
     """
     read_end, write_end = os.pipe()

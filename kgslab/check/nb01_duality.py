@@ -10,7 +10,9 @@ import numpy as np
 
 from .. import regression as _regression
 from ..papers import coursework as _coursework
-from .core import Case, Exercise, Mistake, Problem, describe_value, describe_type, allclose, constant_factor
+from .cases import Case, Mistake
+from .exercise import Exercise
+from .values import Problem, allclose, constant_factor, describe_type, describe_value
 
 __all__ = ["nb01_exercise_1_primal", "nb01_exercise_1_errors", "nb01_exercise_1_noise", "nb01_exercise_1_dual"]
 

@@ -15,7 +15,9 @@ from .. import regression as _regression
 from ..data import sinc_data
 from ..kernels import linear_kernel, rbf_kernel
 from ..papers import coursework as _coursework
-from .core import Case, Exercise, Mistake, Problem, describe_value, describe_type, allclose
+from .cases import Case, Mistake
+from .exercise import Exercise
+from .values import Problem, allclose, describe_type, describe_value
 
 __all__ = ["nb02_exercise_2", "nb02_exercise_2_table", "nb02_exercise_3a", "nb02_exercise_3a_cv",
            "nb02_exercise_3a_tune_gamma", "nb02_exercise_3a_tune_width"]

@@ -22,7 +22,9 @@ from .. import regression as _regression
 from ..data import sinc_data
 from ..kernels import rbf_kernel
 from ..papers import coursework as _coursework
-from .core import Case, Exercise, Problem, is_real_number, allclose
+from .cases import Case
+from .exercise import Exercise
+from .values import Problem, allclose, is_real_number
 
 __all__ = ["nb03_exercise_4a", "nb03_exercise_4a_curve", "nb03_exercise_4b", "nb03_exercise_4c"]
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels as _kernels, text as _text
-from .core import Case, Exercise, Problem, allclose
+from .cases import Case
+from .exercise import Exercise
+from .values import Problem, allclose
 
 __all__ = ["nb04_exercise_5a_block", "nb04_exercise_5a", "nb04_exercise_5b", "nb04_exercise_5b_norms",
            "nb04_exercise_5b_table"]

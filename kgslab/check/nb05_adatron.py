@@ -22,7 +22,9 @@ from .. import adatron as _adatron, text as _text
 from ..kernels import linear_kernel, rbf_kernel
 from ..kernels import normalise as _normalise
 from ..papers import coursework as _coursework
-from .core import Case, Exercise, Mistake, Problem, allclose
+from .cases import Case, Mistake
+from .exercise import Exercise
+from .values import Problem, allclose
 
 __all__ = ["nb05_exercise_6_no_bias", "nb05_exercise_6_with_bias", "nb05_exercise_6_cv"]
 

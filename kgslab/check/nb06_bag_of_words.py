@@ -37,7 +37,9 @@ from .. import text as _text
 from ..adatron import adatron_with_bias as _adatron_with_bias
 from ..papers import coursework as _coursework
 from . import virtual_time
-from .core import Case, Exercise, Mistake, Problem, allclose
+from .cases import Case, Mistake
+from .exercise import Exercise
+from .values import Problem, allclose
 
 __all__ = ["nb06_exercise_7_naive", "nb06_exercise_7_sparse", "nb06_exercise_7_timing",
            "nb06_exercise_7_compare", "nb06_exercise_7_classify"]

@@ -8,7 +8,9 @@ from .. import perceptron as _kit_perceptron
 from ..data import xor_data
 from ..kernels import linear_kernel, rbf_kernel
 from ..kernels import normalise as _normalise
-from .core import Case, Exercise, Problem, allclose
+from .cases import Case
+from .exercise import Exercise
+from .values import Problem, allclose
 
 __all__ = ["nb07_exercise_5a", "nb07_exercise_5b", "nb07_exercise_5c", "nb07_exercise_5d"]
 

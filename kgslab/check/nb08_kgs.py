@@ -10,7 +10,9 @@ import numpy as np
 from .. import circle as _kit_circle, kgs as _kgs
 from ..kernels import linear_kernel, rbf_kernel
 from ..versionspace import random_tangent
-from .core import Case, Exercise, Problem, allclose
+from .cases import Case
+from .exercise import Exercise
+from .values import Problem, allclose
 
 __all__ = ["nb08_exercise_1", "nb08_exercise_2", "nb08_exercise_3", "nb08_exercise_4"]
 

@@ -10,7 +10,9 @@ import numpy as np
 
 from .. import billiard_reference as _billiard_reference, versionspace as _versionspace
 from ..papers import bt1999 as _bt1999
-from .core import Case, Exercise, Problem, allclose
+from .cases import Case
+from .exercise import Exercise
+from .values import Problem, allclose
 
 __all__ = ["nb09_exercise_1", "nb09_exercise_2", "nb09_exercise_3", "nb09_exercise_4"]
 

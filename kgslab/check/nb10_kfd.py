@@ -9,7 +9,7 @@ Hints come in two tiers: `hint` (printed after a wrong attempt) says which
 equation or quantity is off, never a line of the solution; `code_hint` (on
 request, `check.hint("nb10_exercise_N")`) is code-level.  The comparisons add
 a diagnosis when the result is wrong in a recognisable way (a constant factor,
-conditioning on the wrong variable, an EM loop that stops early): each returns a `core.Problem` whose words
+conditioning on the wrong variable, an EM loop that stops early): each returns a `values.Problem` whose words
 the check's core formats.
 """
 
@@ -19,7 +19,9 @@ import numpy as np
 
 from .. import data as _data, kfd as _kfd
 from ..papers import kfd2001 as _kfd2001
-from .core import Case, Exercise, Problem, allclose, constant_factor
+from .cases import Case
+from .exercise import Exercise
+from .values import Problem, allclose, constant_factor
 
 __all__ = ["nb10_exercise_1", "nb10_exercise_2", "nb10_exercise_3", "nb10_exercise_4", "nb10_exercise_5"]
 

@@ -33,7 +33,7 @@ of that clean process (copy-on-write: nothing one child does reaches the server
 or a later child), which starts its own session, takes the limits, closes every
 descriptor but its two pipes, moves into its own empty temporary folder, draws
 fresh random seeds (a fresh interpreter would), takes the exercise's references
-out and confines itself (`core.take_out_and_confine`) before the student's
+out and confines itself (`running.take_out_and_confine`) before the student's
 definitions run.  Outside a session, `run_sandboxed` opens one for its single
 request.
 
@@ -83,7 +83,7 @@ PRELOADED = ("matplotlib.pyplot", "kgslab.widgets")
 
 
 def _request_cases(exercise, specs):
-    from .core import Case
+    from .cases import Case
     from . import plain
 
     public = None
@@ -102,23 +102,23 @@ def _child_main(request_fd: int = 0, answers_fd: int = 1) -> None:
     """One request, read as the first line of `request_fd`; one line of plain data per case on `answers_fd`.
 
     The request's exercise loses its references (and the outside packages that do its work) and the process is
-    confined (`core.take_out_and_confine`) before any of the student's code runs; the other exercises that did
+    confined (`running.take_out_and_confine`) before any of the student's code runs; the other exercises that did
     not pass their own grading (`request["others"]`) are the kit's fall-backs, which ask the parent for their
     values on the same channel (`forked.calls`).
     """
     from kgslab import check                      # imported by the server, before any student code
-    from kgslab.check import core, forked, hidden
+    from kgslab.check import fallback, forked, hidden, running
 
     forked.calls.open(answers_fd, request_fd)
     out = os.fdopen(answers_fd, "w", encoding="utf-8", closefd=False)
     request = json.loads(forked.calls.replies.readline())
     exercises = check.exercises()
     exercise = exercises[request["key"]]
-    others = {name: core.reference_fallback(exercises[key]._reference, name, key)
+    others = {name: fallback.reference_fallback(exercises[key]._reference, name, key)
               for name, key in request["others"].items()}
     cases = _request_cases(exercise, request["cases"])
     closed = exercise._closed
-    confinement = core.take_out_and_confine(closed, exercise.key, os.getcwd())
+    confinement = running.take_out_and_confine(closed, exercise.key, os.getcwd())
     exercise._reference = None                    # this child never needs it: the grader computes expected values
     out.write(json.dumps({"kind": "ready", "confinement": confinement}) + "\n")
     out.flush()
@@ -142,7 +142,7 @@ def _child_main(request_fd: int = 0, answers_fd: int = 1) -> None:
         # A hidden case runs with the generators reseeded as when it was drawn, so that a function that seeds
         # its own generator from an argument (seed=3) meets the data the expected value was computed on.
         with hidden.reseeded(request["reseed"]) if "args" in spec else contextlib.nullcontext():
-            answer = core.run_one_case(student, case, student, closed, None)
+            answer = running.run_one_case(student, case, student, closed, None)
         out.write(json.dumps(answer) + "\n")
         out.flush()
         if answer["kind"] != "returned":

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from kgslab import check, regression
-from kgslab.check import closed, core
+from kgslab.check import closed, records
 
 NOTEBOOKS = sorted({key[:4] for key in check.exercises()})
 
@@ -23,7 +23,7 @@ def _run(exercise, student):
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         returned = exercise(student)
-    return returned, printed.getvalue(), core._RECORDS[exercise.key]
+    return returned, printed.getvalue(), records.LAST_RUNS[exercise.key]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
@@ -148,7 +148,7 @@ def test_a_reference_imported_by_name_before_its_first_check_is_closed_in_a_fres
         "def crossing_angles(w_out, v_out, y):",
         "    return kit_crossing_angles(w_out, v_out, y)",
         "check.nb08_exercise_1(crossing_angles)",
-        "print('record', check.core._RECORDS['nb08_exercise_1'].passed)",
+        "print('record', check.records.LAST_RUNS['nb08_exercise_1'].passed)",
     ])
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

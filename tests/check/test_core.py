@@ -15,7 +15,8 @@ import pytest
 from kgslab import check
 from kgslab._notebook_list import NOTEBOOKS
 from kgslab.check import Case, Exercise, allclose, run_exercise
-from kgslab.check import core
+from kgslab.check import records, running
+from kgslab.check.fallback import reference_of
 from kgslab.widgets import Panel, float_slider
 from written_out import written_out  # noqa: E402
 
@@ -32,7 +33,7 @@ def blank(*args, **kwargs):
 
 
 def is_kit_reference(function):
-    wrapped = core.reference_of(function)                 # the reference, behind the guard that closes it
+    wrapped = reference_of(function)                 # the reference, behind the guard that closes it
     return wrapped is reference or getattr(wrapped, "__name__", None) == "reference" and \
         getattr(wrapped, "_kgslab_closed_name", None) is not None
 
@@ -40,9 +41,9 @@ def is_kit_reference(function):
 @pytest.fixture
 def demo():
     """An Exercise on the demo reference, its record cleared."""
-    core._RECORDS.pop("demo", None)
+    records.LAST_RUNS.pop("demo", None)
     yield Exercise("demo", "Demo", reference, lambda: CASES, points=2)
-    core._RECORDS.pop("demo", None)
+    records.LAST_RUNS.pop("demo", None)
 
 
 def test_a_correct_function_is_returned(capsys):
@@ -82,7 +83,7 @@ def test_rerun_after_fallback_says_still_open_and_never_ticks(demo, capsys):
     out = capsys.readouterr().out
     assert "✔" not in out and "still open" in out and "is the kit's reference" in out
     assert again is name and is_kit_reference(again)
-    assert core._RECORDS["demo"].passed is False
+    assert records.LAST_RUNS["demo"].passed is False
 
 
 def test_handing_in_the_reference_itself_is_not_a_tick(capsys):
@@ -234,7 +235,7 @@ def test_no_alarm_is_left_behind_after_a_check(capsys, monkeypatch):
 
     def slow_but_fine(x, power=2):
         return np.asarray(x, float) ** power
-    monkeypatch.setattr(core.forked, "available", lambda: False)
+    monkeypatch.setattr(running.forked, "available", lambda: False)
     handler = signal.getsignal(signal.SIGALRM)
     assert run_exercise("Demo", slow_but_fine, reference, CASES, time_limit=20.0) is slow_but_fine
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) is handler
@@ -440,7 +441,7 @@ def test_check_hint_by_name_refuses_an_unknown_name():
 @pytest.mark.parametrize("name", ["nb01_exercise_1_noise", "nb02_exercise_2_table", "nb02_exercise_3a_tune_gamma",
                                   "nb02_exercise_3a_tune_width"])
 def test_an_endless_experiment_ends_in_a_verdict(name, capsys, monkeypatch):
-    monkeypatch.setattr(check.core, "TIME_LIMIT", 0.5)
+    monkeypatch.setattr(check.time_limit, "TIME_LIMIT", 0.5)
 
     def endless(*args, **kwargs):
         while True:

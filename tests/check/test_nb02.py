@@ -12,7 +12,7 @@ import pytest
 from sklearn.model_selection import KFold
 
 from kgslab import check, regression
-from kgslab.check.core import reference_of
+from kgslab.check.fallback import reference_of
 from kgslab.kernels import rbf_kernel
 from kgslab.regression import cv_error, kernel_ridge, linear_fit_errors
 from written_out import written_out

@@ -164,7 +164,7 @@ def test_the_bonus_experiment_over_widths(capsys):
 
 
 def test_an_endless_experiment_ends_in_a_verdict(capsys, monkeypatch):
-    monkeypatch.setattr("kgslab.check.core.TIME_LIMIT", 0.5)
+    monkeypatch.setattr("kgslab.check.time_limit.TIME_LIMIT", 0.5)
 
     def endless(K, y, sigma2s):
         while True:

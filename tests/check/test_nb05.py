@@ -118,7 +118,7 @@ def test_cross_validation_slips_are_caught(slip, capsys):
 
 
 def test_an_endless_cross_validation_ends_in_a_verdict(capsys, monkeypatch):
-    monkeypatch.setattr("kgslab.check.core.TIME_LIMIT", 0.5)
+    monkeypatch.setattr("kgslab.check.time_limit.TIME_LIMIT", 0.5)
 
     def endless(K, y, Cs, folds):
         while True:

@@ -130,7 +130,7 @@ def endless_kernel_perceptron(K, y, max_epochs=100):
 ], ids=["worst-case bound", "geometric margin", "alpha marks instead of counts", "endless loop"])
 def test_exam_slips_are_caught(question, slip, capsys, monkeypatch):
     if slip is endless_kernel_perceptron:       # the same stop, one second of spinning, not five
-        monkeypatch.setattr("kgslab.check.core.TIME_LIMIT", 1.0)
+        monkeypatch.setattr("kgslab.check.time_limit.TIME_LIMIT", 1.0)
     assert getattr(check, question)(slip) is not slip
     assert "✘" in capsys.readouterr().out
 

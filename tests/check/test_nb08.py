@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kgslab import check, circle, kgs
-from kgslab.check.core import reference_of
+from kgslab.check.fallback import reference_of
 from written_out import written_out  # noqa: E402
 
 REFERENCES = [("nb08_exercise_1", circle.crossing_angles), ("nb08_exercise_2", circle.arc_errors_by_sweep),
@@ -158,7 +158,7 @@ def test_the_step_check_refuses_a_changed_input_and_an_endless_loop(capsys, monk
         while True:
             time.sleep(0.01)
 
-    monkeypatch.setattr("kgslab.check.core.TIME_LIMIT", 1.0)
+    monkeypatch.setattr("kgslab.check.time_limit.TIME_LIMIT", 1.0)
     assert check.nb08_exercise_3(endless) is not endless
     assert "did not finish" in capsys.readouterr().out
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from kgslab import billiard_reference, check
-from kgslab.check.core import reference_of
+from kgslab.check.fallback import reference_of
 from kgslab.papers import bt1999
 from written_out import written_out  # noqa: E402
 
@@ -121,7 +121,7 @@ def test_rerun_after_a_fallback_is_still_open(capsys):
 
 
 def test_an_endless_flight_is_stopped(capsys, monkeypatch):
-    monkeypatch.setattr("kgslab.check.core.TIME_LIMIT", 1.0)   # the same stop, one second of spinning, not five
+    monkeypatch.setattr("kgslab.check.time_limit.TIME_LIMIT", 1.0)   # the same stop, one second of spinning, not five
 
     def endless(margins, slopes):
         while True:
