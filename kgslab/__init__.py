@@ -1,7 +1,7 @@
 """kgslab: a Jupyter coursework kit on kernel methods and Bayesian kernel classifiers.
 
 Modules (one idea each): kernels (kernel functions; normalising and centring a kernel
-matrix), tokens (the words, k-grams and stems of a text), text (the
+matrix), text (a text's words, k-grams, stop words and stems; the
 text kernels), regression, adatron (the kernel adatron: the handout's two algorithms
 and the estimator), perceptron;
 versionspace (the geometry both samplers share), circle (the KGS's steps on one

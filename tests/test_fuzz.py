@@ -1521,9 +1521,7 @@ def _raises(*args, **kwargs):
 
 # Names that one module re-exports from another (issue 28 moved them so that a notebook need not import a module of
 # exercise references): the same function, fuzzed under both names.
-for _alias, _home in [("kgslab.tokens.words", "kgslab.text.words"), ("kgslab.tokens.kmers", "kgslab.text.kmers"),
-                      ("kgslab.tokens.preprocess", "kgslab.text.preprocess"),
-                      ("kgslab.versionspace.sample_angle", "kgslab.circle.sample_angle")]:
+for _alias, _home in [("kgslab.versionspace.sample_angle", "kgslab.circle.sample_angle")]:
     REGISTRY[_alias] = REGISTRY[_home]
 
 
