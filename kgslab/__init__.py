@@ -9,7 +9,8 @@ great circle and its vote per draw, as the paper writes them), kgs (the kernel G
 BayesPointMachine), evidence (its section 4: likelihood, entropy, evidence),
 billiard_reference (the billiard's step, stopping rule and Figure 2's curve as
 the paper writes them), billiard (the kernel billiard and BayesianTransduction), diagnostics
-(R-hat, ESS, Monte Carlo error), kfd; papers (one module per paper's
+(R-hat, ESS, Monte Carlo error), label_noise (labels that may be wrong: the
+model and its EM), kfd (kernel Fisher discriminants, with label noise); papers (one module per paper's
 experiments), data, widgets, check, report, release.  Import the one you need,
 e.g. ``from kgslab import kernels``.
 """

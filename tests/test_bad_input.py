@@ -13,7 +13,8 @@ from kgslab import billiard, evidence, kernels, kgs, regression, text
 from kgslab.adatron import KernelAdatron
 from kgslab.adatron import kernel_adatron
 from kgslab.data import sinc_data, xor_data
-from kgslab.kfd import LabelNoiseKFD, flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
+from kgslab.kfd import LabelNoiseKFD
+from kgslab.label_noise import flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
 from kgslab.perceptron import KernelPerceptron, kernel_perceptron
 
 

@@ -326,12 +326,12 @@ def em_problem(draw):
             "reg_covar": draw(positive)}
 
 
-register("kgslab.kfd.label_noise_em", em_problem(),
+register("kgslab.label_noise.label_noise_em", em_problem(),
          {"X": "matrix", "y": "labels", "initial_flip_rates": "vector", "shared_covariance": "bool",
           "max_iter": "count", "tol": "nonneg", "reg_covar": "nonneg"},
          skip_bad={"initial_flip_rates": set()})
-RESULT_TYPES["kgslab.kfd.LabelNoiseEM"] = "the result of label_noise_em"
-register("kgslab.kfd.label_noise_em_fields",
+RESULT_TYPES["kgslab.label_noise.LabelNoiseEM"] = "the result of label_noise_em"
+register("kgslab.label_noise.label_noise_em_fields",
          em_problem().map(lambda p: {"X": p["X"], "y_index": (p["y"] > 0).astype(int),
                                      "initial_flip_rates": p["initial_flip_rates"],
                                      "shared_covariance": p["shared_covariance"], "max_iter": p["max_iter"]}),
@@ -347,9 +347,9 @@ def _rates_and_priors(rate_name, prior_name):
         prior_name: st.sampled_from([0.125, 0.25, 0.5, 0.75]).map(lambda p: np.array([p, 1 - p]))})
 
 
-register("kgslab.kfd.noise_rates_from_flip_rates", _rates_and_priors("flip_rates", "observed_priors"),
+register("kgslab.label_noise.noise_rates_from_flip_rates", _rates_and_priors("flip_rates", "observed_priors"),
          {"flip_rates": "vector", "observed_priors": "vector"})
-register("kgslab.kfd.flip_rates_from_noise_rates", _rates_and_priors("noise_rates", "true_priors"),
+register("kgslab.label_noise.flip_rates_from_noise_rates", _rates_and_priors("noise_rates", "true_priors"),
          {"noise_rates": "vector", "true_priors": "vector"})
 
 
@@ -1114,7 +1114,7 @@ def e_step_problem(draw):
             "flip_rates": np.array([draw(half_open_probability), draw(half_open_probability)])}
 
 
-register("kgslab.kfd.e_step", e_step_problem(), {"log_density": "matrix", "y_index": "index01",
+register("kgslab.label_noise.e_step", e_step_problem(), {"log_density": "matrix", "y_index": "index01",
                                                   "flip_rates": "vector"},
          skip_bad={"log_density": {"3-d"}})
 
@@ -1129,7 +1129,7 @@ def m_step_problem(draw):
             "shared_covariance": draw(st.booleans())}
 
 
-register("kgslab.kfd.m_step", m_step_problem(), {"X": "matrix", "posterior": "matrix", "y_index": "index01",
+register("kgslab.label_noise.m_step", m_step_problem(), {"X": "matrix", "posterior": "matrix", "y_index": "index01",
                                                   "shared_covariance": "bool"},
          skip_bad={"X": {"3-d"}, "posterior": {"3-d"}})
 register("kgslab.regression.with_bias", st.builds(lambda m, d: {"X": m}, features(4, 2), st.just(0)),

@@ -5,8 +5,8 @@ import pytest
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 from kgslab.data import kfd_toy_data
-from kgslab.kfd import (KFD, LabelNoiseKFD, fisher_direction, flip_rates_from_noise_rates, label_noise_em,
-                        noise_rates_from_flip_rates)
+from kgslab.kfd import KFD, LabelNoiseKFD, fisher_direction
+from kgslab.label_noise import flip_rates_from_noise_rates, label_noise_em, noise_rates_from_flip_rates
 from kgslab.kernels import linear_kernel
 
 def _correlated_two_class(n=400, d=4, seed=0):

@@ -5,7 +5,8 @@ import pytest
 from scipy.stats import multivariate_normal
 
 from kgslab import data
-from kgslab.kfd import _ScatterFromMoments, fisher_direction, label_noise_em
+from kgslab.kfd import _ScatterFromMoments, fisher_direction
+from kgslab.label_noise import label_noise_em
 from kgslab.papers import kfd2001 as paper
 
 
@@ -95,7 +96,7 @@ def test_a_sample_too_small_for_em_is_refused_naming_sizes():
     # EM on a few dozen points can leave a class of a handful of points and a singular covariance; toy_table has no
     # reg_covar to pass, so its error names the argument the caller can change, with the sample's size
     def collapsing_em(X, y_index, initial_flip_rates):
-        from kgslab.kfd import label_noise_em
+        from kgslab.label_noise import label_noise_em
         return label_noise_em(X[:3], y_index[:3], initial_flip_rates=initial_flip_rates)   # 3 points: singular
 
     with pytest.raises(ValueError, match=r"^sizes: a sample of 30 points left EM a class covariance .* got 30$"):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from kgslab.kfd import flip_rates_from_noise_rates
+from kgslab.label_noise import flip_rates_from_noise_rates
 from kgslab.widgets import toy_noise_panel
 
 

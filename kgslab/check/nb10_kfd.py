@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import data as _data, kfd as _kfd
+from .. import data as _data, kfd as _kfd, label_noise as _label_noise
 from ..papers import kfd2001 as _kfd2001
 from .cases import Case
 from .exercise import Exercise
@@ -87,7 +87,7 @@ def _diagnose_1(expected, got):
 
 nb10_exercise_1 = Exercise(
     "nb10_exercise_1", "Exercise 10.1 (from noise rates to flip rates)",
-    _kfd.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2, hidden=_nb10_exercise_1_hidden,
+    _label_noise.flip_rates_from_noise_rates, _nb10_exercise_1_cases, points=2, hidden=_nb10_exercise_1_hidden,
     compare=_diagnosed(allclose(), _diagnose_1),
     hint="write down the joint table P(y, yhat) = P(yhat | y) P(y) (true class in the rows). The observed "
          "priors are its column sums; gamma_k is the part of column k that is off the diagonal, as a share of "
@@ -122,7 +122,7 @@ def _diagnose_2(expected, got):
 
 nb10_exercise_2 = Exercise(
     "nb10_exercise_2", "Exercise 10.2 (the E-step)",
-    _kfd.e_step, _nb10_exercise_2_cases, points=3,
+    _label_noise.e_step, _nb10_exercise_2_cases, points=3,
     compare=_diagnosed(allclose(rtol=1e-7, atol=1e-10), _diagnose_2),
     hint="the E-step is Bayes' rule for each point: the prior over its true class is the part of the flip-rate "
          "table P(y | yhat) that the point's OWN label picks; multiply by the class density and normalise over "
@@ -159,7 +159,7 @@ def _diagnose_3(expected, got):
 
 nb10_exercise_3 = Exercise(
     "nb10_exercise_3", "Exercise 10.3 (the M-step)",
-    _kfd.m_step, _nb10_exercise_3_cases, points=3,
+    _label_noise.m_step, _nb10_exercise_3_cases, points=3,
     compare=_diagnosed(allclose(), _diagnose_3),
     hint="the M-step's estimates are the usual maximum-likelihood ones with every point weighted by q_n(y) "
          "(the updates you derived from the bound): class sizes N_y are the posterior's column sums; the flip "
@@ -229,7 +229,7 @@ def _compare_em(expected, got, case=None):
 
 nb10_exercise_4 = Exercise(
     "nb10_exercise_4", "Exercise 10.4 (the EM loop)",
-    _kfd.label_noise_em_fields, _nb10_exercise_4_cases, points=3, closed=("kgslab.kfd.label_noise_em",), compare=_compare_em,
+    _label_noise.label_noise_em_fields, _nb10_exercise_4_cases, points=3, closed=("kgslab.label_noise.label_noise_em",), compare=_compare_em,
     hint="start from the labels as they are (q_n one-hot at yhat_n) and one M-step for the Gaussians, with the "
          "flip rates at their starting values; then alternate: log-densities of the current Gaussians, E-step, "
          "stop once the log-likelihood rises by less than tol, else M-step. A rate started at 0 stays 0.",

@@ -28,11 +28,12 @@ import numpy as np
 from .. import data
 from .._validation import (as_float_array, as_generator, as_matrix, as_positive_int, as_probabilities, as_scalar,
                            binary_classes, check_work_budget)
-from ..kfd import KFD, LabelNoiseKFD, SingularCovarianceError
+from ..kfd import KFD, LabelNoiseKFD
+from ..label_noise import SingularCovarianceError
 # Private: notebook 10 imports this module, and these are (or invert) the references of its Exercises 10.1 and 10.4.
-from ..kfd import flip_rates_from_noise_rates as _flip_rates
-from ..kfd import label_noise_em_fields as _run_em
-from ..kfd import noise_rates_from_flip_rates as _noise_rates
+from ..label_noise import flip_rates_from_noise_rates as _flip_rates
+from ..label_noise import label_noise_em_fields as _run_em
+from ..label_noise import noise_rates_from_flip_rates as _noise_rates
 
 __all__ = [
     "TOY_STATISTICS", "toy_statistics", "toy_table", "toy_likelihood_maximum",

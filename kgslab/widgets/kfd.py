@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.patches import Ellipse
 
 from ..data.kfd import KFD_TOY, kfd_toy_data
-from .. import kfd as _kfd   # private: notebook 10 imports this package, not its answers
+from .. import label_noise as _label_noise
 from .._validation import as_float_array, as_gram, as_matrix, as_positive_int, as_scalar, check_random_state_kind
 from .base import Panel, float_slider
 
@@ -84,9 +84,9 @@ def toy_noise_panel(n: int = 300, noise_rate: float = 0.2, seed: int = 0):
 
     def draw(figure, noise_rate):
         X, y_observed, _ = kfd_toy_data(n, noise_rate=noise_rate, random_state=seed)
-        plain = _kfd.label_noise_em(X, y_observed, initial_flip_rates=(0.0, 0.0))
-        noisy = _kfd.label_noise_em(X, y_observed, initial_flip_rates=(0.3, 0.3), max_iter=300, tol=1e-6)
-        _, true_flip = _kfd.flip_rates_from_noise_rates([noise_rate, noise_rate], KFD_TOY["priors"])
+        plain = _label_noise.label_noise_em(X, y_observed, initial_flip_rates=(0.0, 0.0))
+        noisy = _label_noise.label_noise_em(X, y_observed, initial_flip_rates=(0.3, 0.3), max_iter=300, tol=1e-6)
+        _, true_flip = _label_noise.flip_rates_from_noise_rates([noise_rate, noise_rate], KFD_TOY["priors"])
         ax = figure.add_subplot(1, 1, 1)
         draw_toy_fits(ax, X, y_observed, {"no noise model": (plain.means, plain.covariances, "--"),
                                           "label-noise model (EM)": (noisy.means, noisy.covariances, "-")},

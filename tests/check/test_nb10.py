@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kgslab import check, kfd
+from kgslab import check, kfd, label_noise
 from kgslab.check.fallback import reference_of
 
 
@@ -59,7 +59,7 @@ def test_independent_solutions_pass(capsys):
 def test_blank_exercises_fall_back(capsys):
     def blank(*args):
         raise NotImplementedError()
-    assert reference_of(check.nb10_exercise_2(blank)) is kfd.e_step
+    assert reference_of(check.nb10_exercise_2(blank)) is label_noise.e_step
     assert reference_of(check.nb10_exercise_5(blank)) is kfd.fisher_direction
     assert "not attempted yet" in capsys.readouterr().out
 
@@ -72,9 +72,9 @@ def test_near_misses_are_caught(capsys):
     def swapped_table(log_density, y_index, flip_rates):
         return brute_e_step(log_density, y_index, np.asarray(flip_rates)[::-1])
 
-    assert reference_of(check.nb10_exercise_3(unbiased_covariance)) is kfd.m_step
-    assert reference_of(check.nb10_exercise_2(swapped_table)) is kfd.e_step
-    assert reference_of(check.nb10_exercise_1(lambda e, p: convert(e[::-1], p))) is kfd.flip_rates_from_noise_rates
+    assert reference_of(check.nb10_exercise_3(unbiased_covariance)) is label_noise.m_step
+    assert reference_of(check.nb10_exercise_2(swapped_table)) is label_noise.e_step
+    assert reference_of(check.nb10_exercise_1(lambda e, p: convert(e[::-1], p))) is label_noise.flip_rates_from_noise_rates
     assert capsys.readouterr().out.count("✘") == 3
 
 
@@ -160,7 +160,7 @@ def wrong_ems():
 
 def test_exercise_4_catches_wrong_em_loops(capsys):
     for wrong in wrong_ems():
-        assert reference_of(check.nb10_exercise_4(wrong)) is kfd.label_noise_em_fields, wrong.__name__
+        assert reference_of(check.nb10_exercise_4(wrong)) is label_noise.label_noise_em_fields, wrong.__name__
         out = capsys.readouterr().out
         assert "✘" in out and "✔" not in out, (wrong.__name__, out)
     check.nb10_exercise_4(wrong_ems()[4])
@@ -173,7 +173,7 @@ def test_exercise_4_ends_an_endless_loop(capsys, monkeypatch):
     def endless(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
         while True:
             pass
-    assert reference_of(check.nb10_exercise_4(endless)) is kfd.label_noise_em_fields
+    assert reference_of(check.nb10_exercise_4(endless)) is label_noise.label_noise_em_fields
     assert "time limit" in capsys.readouterr().out
 
 
