@@ -1,6 +1,6 @@
 """One list of the notebooks (kgslab/_notebook_list.py): the files on disk agree with it, and a new notebook is picked up.
 
-What a new notebook brings (NOTEBOOK_GUIDE.md, "A new notebook"): its solution notebook, its student copy (`make
+What a new notebook brings (NOTEBOOK_GUIDE.md, "What a new notebook brings"): its solution notebook, its student copy (`make
 notebooks`), its check module kgslab/check/nbNN_topic.py, its widget module if it has sliders, its line in the
 list, its row in README's points table, and its entry in the reader's table of what its written answers state.
 

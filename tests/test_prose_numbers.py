@@ -51,8 +51,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from kgslab._notebook_list import NOTEBOOKS
+
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+SOLUTIONS = [ROOT / "solutions" / f"{notebook.stem}.ipynb" for notebook in NOTEBOOKS]
 
 # (notebook, markdown cell id): (the code cells whose outputs its numbers quote, why it quotes them from afar).
 # "cell id: text" cites only the output lines of that cell that contain the text (a cell that prints a long table).

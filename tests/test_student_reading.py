@@ -61,10 +61,11 @@ import pytest
 import snowballstemmer
 
 from kgslab import check
+from kgslab._notebook_list import NOTEBOOKS
 from kgslab.release import BEGIN_WORDS, END_WORDS, is_solution_only, release_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+SOLUTIONS = [ROOT / "solutions" / f"{notebook.stem}.ipynb" for notebook in NOTEBOOKS]
 MIN_NODES = 7          # a sub-expression this size (syntax-tree nodes) is an answer's, not shared idiom
 MIN_COARSE = 12       # nodes of a skeleton with anonymous leaves
 MIN_FORMULA = 14       # characters of a normalised formula side: shorter ones are notation ("K+\sigma^2I")
