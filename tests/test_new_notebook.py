@@ -1,18 +1,18 @@
-"""One list of the notebooks (kgslab/_notebook_list.py): the files on disk agree with it, and a new notebook is picked up.
+"""One list of the notebooks (kgslab/_notebook_list.py): the files agree with it, and a new notebook is picked up.
 
-What a new notebook brings (NOTEBOOK_GUIDE.md, "What a new notebook brings"): its solution notebook, its student copy (`make
-notebooks`), its check module kgslab/check/nbNN_topic.py, its widget module if it has sliders, its line in the
-list, its row in README's points table, and its entry in the reader's table of what its written answers state.
+What a new notebook brings (NOTEBOOK_GUIDE.md, "What a new notebook brings"): its solution notebook, its student
+copy (`make notebooks`), its check module kgslab/check/nbNN_topic.py, its widget module if it has sliders, its line
+in the list, its row in README's points table, and its entry in the reader's table of what its written answers state.
 
 * `disagreements` compares the list with the tree: every listed notebook has its solution, its student copy, its
   check module (named nbNN_..., exporting only nbNN_ keys) and its widget module; every solution, every check
   module and every panel module on disk is on a line.  Each message says what to add.
 * the per-notebook tables of the tests are keyed by the list's numbers (`table_gaps`).
 * `test_a_throw_away_notebook_is_picked_up` builds, in a temporary copy of the kit, a notebook after the last one
-  from a tiny solution notebook, its check module and its line, runs `make notebooks`' two commands there and then
-  the generic tests of the copy (the list against the tree, the student path, the grading layout, the release,
-  the check registry, the packaged notebooks), which find it without any other list being touched.  Cost: about
-  10-20 s (a Python process that imports the kit and releases, and one pytest run).
+  from a tiny solution notebook, its check module and its line, runs `make notebooks` there and then the generic
+  tests of the copy (the list against the tree, the student path, the grading layout, the release, the check
+  registry, the packaged notebooks, the reader of its copy), which find it without any other list being touched.
+  Cost: about 10 CPU-s (a Python process that imports the kit and releases, and one pytest run).
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def disagreements(root: Path, notebooks, exports: dict[str, list[str]]) -> list[
         if not (root / "solutions" / f"{notebook.stem}.ipynb").is_file():
             problems.append(f"{where}: solutions/{notebook.stem}.ipynb is missing")
         if not (root / "notebooks" / f"{notebook.stem}.ipynb").is_file():
-            problems.append(f"{where}: its student copy notebooks/{notebook.stem}.ipynb is missing: run `make notebooks`")
+            problems.append(f"{where}: its student copy notebooks/{notebook.stem}.ipynb is missing: "
+                            "run `make notebooks`")
         if not notebook.check.startswith(notebook.key_prefix):
             problems.append(f"{where}: its check module {notebook.check!r} must be named {notebook.key_prefix}<topic>")
         if not (root / "kgslab" / "check" / f"{notebook.check}.py").is_file():
@@ -225,8 +226,11 @@ def test_a_throw_away_notebook_is_picked_up(tmp_path):
     # copies it packages, none stale.
     _add_line(copy / LIST_FILE, f"    Notebook({stem!r}, {check_module!r}),")
     probe = _run(["-c", textwrap.dedent(f"""\
-        import json, kgslab
+        import json, kgslab, pathlib
         from kgslab import _notebook_list, check, notebooks, release
+        copy = pathlib.Path({str(copy)!r})      # nothing is written before the kit is known to be the copy's
+        assert pathlib.Path(kgslab.__file__).is_relative_to(copy) and release.SOLUTIONS == copy / "solutions" \
+            and release.NOTEBOOKS.resolve() == (copy / "notebooks").resolve(), (kgslab.__file__, release.NOTEBOOKS)
         made = release.main(["--tag"])
         print(json.dumps({{"made": made, "kit": kgslab.__file__, "stems": _notebook_list.stems(),
                            "keys": [key for key in check.exercises() if key.startswith("nb{number}_")],
@@ -254,7 +258,8 @@ def test_a_throw_away_notebook_is_picked_up(tmp_path):
                "tests/test_grading_layout.py::test_repository_solutions_are_tagged_for_grading",
                "tests/test_release.py::test_repository_notebooks_are_a_fresh_release",
                "tests/test_release.py::test_repository_solutions_exist_and_carry_nbgrader_metadata",
-               "tests/test_release.py::test_student_notebooks_hold_no_solutions_and_no_outputs"]
+               "tests/test_release.py::test_student_notebooks_hold_no_solutions_and_no_outputs",
+               f"tests/test_student_reading.py::test_a_student_reading_the_copy_finds_no_answer[{number}]"]
     readme = "tests/test_grading_layout.py::test_readme_points_table_matches_the_notebooks"
     run = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", *generic, readme], copy)
     lines = run.stdout.splitlines()
@@ -263,6 +268,7 @@ def test_a_throw_away_notebook_is_picked_up(tmp_path):
     assert f"README's points table: expected the row | {stem} | 1 | 2 | 3 |" in run.stdout
     assert f"PASSED tests/test_student_path.py::test_a_students_path_is_within_the_limits[{number}]" in lines
     assert f"PASSED tests/test_student_path.py::test_nothing_graded_is_in_an_appendix[{number}]" in lines
+    assert f"PASSED {generic[-1]}" in lines
 
     # The reader's table of what its written answer states asks for its entry too.
     listed = (*NOTEBOOKS, Notebook(stem, check_module))
