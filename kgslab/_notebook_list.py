@@ -51,20 +51,6 @@ def stems() -> list[str]:
     return [notebook.stem for notebook in NOTEBOOKS]
 
 
-def numbers() -> list[str]:
-    """The notebooks' numbers in order: ['01', '02', ...]."""
-    return [notebook.number for notebook in NOTEBOOKS]
-
-
-def notebook_of(key: str) -> Notebook:
-    """The notebook whose check `key` is ('nb04_exercise_5a' -> 04_normalise_centre's line)."""
-    found = [notebook for notebook in NOTEBOOKS if isinstance(key, str) and key.startswith(notebook.key_prefix)]
-    if not found:
-        raise ValueError(f"key must be a check's key nbNN_exercise_... with NN one of the notebooks "
-                         f"({', '.join(numbers())}); got {key!r}")
-    return found[0]
-
-
 def widget_modules() -> list[str]:
     """The widget modules the notebooks name, each once, in notebook order."""
     return list(dict.fromkeys(notebook.widgets for notebook in NOTEBOOKS if notebook.widgets))
