@@ -7,7 +7,7 @@ complexity O(n l (l + m)) implies costs two (l + m) x l products per bounce.  Ro
 * incremental bounce vs one l x l matvec  (a bounce costs less than half a matvec, ratio > 2);
 * incremental bounce vs a bounce that recomputes the projections (the paper's cost);
 * `run()` against `step()` (issue 43's table: walls l and test points m from 50 to 2,000 and 0 to 5,000).  Both
-  are calls of the one compiled loop `kgslab.billiard._bounces`: `run` of up to COMPILED_CHUNK bounces a call,
+  are calls of the one compiled loop `kgslab.billiard_ball._bounces`: `run` of up to COMPILED_CHUNK bounces a call,
   `step` of one bounce a call, so the row measures what a call costs; each is also put against one l x l matvec.
 
 Bounces per second are in the note.  The ball runs as `billiard_probabilities` runs it, with direction

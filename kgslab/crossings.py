@@ -4,8 +4,8 @@ On the great circle w(t) = cos t w + sin t v of `kgslab.versionspace`, point i h
 a_i cos t + b_i sin t.  The kernel Gibbs sampler needs the angles where each point's margin changes sign
 (seed 001, section 3, steps 3-4); the billiard needs the time of flight to each wall (seed 002, section 3.2,
 step 2).  These functions are called once per Gibbs step or billiard flight on arguments the samplers have
-validated, so they check nothing themselves and are not public (the way `versionspace.random_tangent` is not).
-Notebook 08's and 09's copies import versionspace and billiard, never this module: the student writes these.
+validated, so they check nothing themselves and are not in the kit's API (the way `versionspace.random_tangent`
+is not).  Notebooks 08 and 09 ask the student to write them; their checks close them (calling one is a ✘).
 """
 
 from __future__ import annotations

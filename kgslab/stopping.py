@@ -6,20 +6,26 @@ draws and returns all draws so far, to `run_until_converged`: it grows the run u
 says every monitored answer has Monte Carlo error below target_error and R-hat below target_rhat, or a cap is
 reached (a ConvergenceWarning then says how far it is).  A run too short to diagnose (under 4 draws per chain:
 R-hat splits each chain in two) reports NaN diagnostics and converged=False (`reported`).
+
+The paper's stopping rule for the billiard (seed 002, eq. 8, Hoeffding): P(mean of n fractions - p+ >= epsilon)
+<= exp(-2 n epsilon^2) = eta, so n = ln(1/eta) / (2 epsilon^2) bounces (`hoeffding_bounces`; epsilon = 0.05 and
+eta = 0.01 give n = 922, the paper's "about 1000"), and the deviation it allows after n (`hoeffding_epsilon`).
+Notebook 09's Exercise 9.3 asks for `hoeffding_bounces`.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import as_positive_int
+from ._validation import as_float_array, as_positive_int, as_scalar
 from .diagnostics import Convergence, stopping_targets, summarise
 
 # The kit's samplers also use as_n_draws, check_targets and reported; a user calls run_until_converged.
-__all__ = ["run_until_converged"]
+__all__ = ["run_until_converged", "hoeffding_bounces", "hoeffding_epsilon"]
 
 
 def as_n_draws(value, name):
@@ -83,3 +89,40 @@ def reported(result: Convergence | None, n_quantities: int) -> dict:
         unavailable = np.full(n_quantities, np.nan)
         return {"rhat": unavailable, "ess": unavailable.copy(), "mc_error": unavailable.copy(), "converged": False}
     return {"rhat": result.rhat, "ess": result.ess, "mc_error": result.mc_error, "converged": bool(result.converged)}
+
+
+def hoeffding_bounces(epsilon: float = 0.05, eta: float = 0.01) -> int:
+    """Bounces n for which eq. (8) guarantees P(|estimate - p+| >= epsilon) <= eta: n = ln(1/eta) / (2 eps^2).
+
+    >>> hoeffding_bounces(0.05, 0.01)   # the paper's "n of about 1000"
+    922
+    """
+    epsilon = as_scalar(epsilon, "epsilon", low=0.0, high=1.0, low_open=True)
+    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
+    return int(math.ceil(math.log(1.0 / eta) / (2.0 * epsilon ** 2)))
+
+
+def _holds_booleans(value) -> bool:
+    """True for a bool, a boolean array, or a list with a bool among its items."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    try:
+        items = np.asarray(value, dtype=object)
+    except (TypeError, ValueError):
+        return False   # ragged: as_float_array says what is wrong
+    return getattr(value, "dtype", None) == bool or any(isinstance(item, (bool, np.bool_))
+                                                        for item in items.ravel().tolist())
+
+
+def hoeffding_epsilon(n_bounces, eta: float = 0.01):
+    """The deviation Hoeffding's bound allows for a mean of n samples in [0, 1] at confidence 1 - eta.
+
+    Seed 002, eq. (8), solved for epsilon (`hoeffding_bounces` read the other way).  Array-friendly.
+    """
+    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
+    if _holds_booleans(n_bounces):   # True is no number of bounces, though numpy would read it as 1
+        raise TypeError(f"n_bounces must be a number of bounces (or an array of them), got {n_bounces!r:.60}")
+    n_bounces = as_float_array(n_bounces, "n_bounces")
+    if np.any(n_bounces <= 0):
+        raise ValueError(f"n_bounces must be > 0, got {float(np.min(n_bounces)):g}")
+    return np.sqrt(np.log(1.0 / eta) / (2.0 * n_bounces))

@@ -306,7 +306,7 @@ def test_compare_with_svm_maps_zero_one_labels_like_plus_minus_one():
 
 def test_error_rejection_curve_refuses_plus_minus_one_as_correct():
     """+-1 "correct" values used to count every point as correct (bool(-1) is True)."""
-    from kgslab.billiard_reference import error_rejection_curve
+    from kgslab.billiard import error_rejection_curve
     confidence = np.array([0.9, 0.8, 0.1, 0.5])
     with pytest.raises(ValueError, match=r"\bcorrect must hold True / False \(or 1 / 0\) per point, got the values \[-1.0, 1.0\]"):
         error_rejection_curve(confidence, [1, -1, 1, -1], [0.0, 0.6])
@@ -563,7 +563,7 @@ def test_monitor_kernel_refuses_a_kernel_that_is_not_psd():
 
 @pytest.mark.parametrize("bad", [True, False, np.bool_(True), [True, 3], np.array([True, False])], ids=repr)
 def test_hoeffding_epsilon_refuses_booleans_for_the_number_of_bounces(bad):
-    from kgslab.billiard_reference import hoeffding_epsilon
+    from kgslab.stopping import hoeffding_epsilon
     with pytest.raises(TypeError, match=r"^n_bounces must be a number of bounces \(or an array of them\), got"):
         hoeffding_epsilon(bad)
     # eq. (8) solved for epsilon: sqrt(log(1 / eta) / (2 n))

@@ -6,8 +6,9 @@ import time
 import numpy as np
 import pytest
 
-from kgslab.billiard import KernelBilliard, billiard_probabilities, transductive_confidence
-from kgslab.billiard_reference import hoeffding_bounces, hoeffding_epsilon
+from kgslab.billiard import billiard_probabilities, transductive_confidence
+from kgslab.billiard_ball import KernelBilliard
+from kgslab.stopping import hoeffding_bounces, hoeffding_epsilon
 from kgslab.versionspace import version_space_start
 from kgslab.kernels import linear_kernel, rbf_kernel
 
@@ -253,7 +254,7 @@ def test_exact_spherical_area_against_monte_carlo_and_closed_forms():
 
 
 def test_paper_bounce_equals_the_incremental_one():
-    from kgslab.billiard_reference import billiard_bounce
+    from kgslab.billiard_ball import billiard_bounce
     X, y, _, _ = separable_problem(4, n_train=15, n_test=0, seed=12)
     K = linear_kernel(X)
     ball = KernelBilliard(K, y, random_state=0)
@@ -266,7 +267,7 @@ def test_paper_bounce_equals_the_incremental_one():
 
 
 def test_error_rejection_curve_by_hand():
-    from kgslab.billiard_reference import error_rejection_curve
+    from kgslab.billiard import error_rejection_curve
     from kgslab.papers.bt1999 import figure2_curves, match_theta_max
     rejection, error = error_rejection_curve([0.1, 0.5, 0.9, 1.0], [False, True, False, True], [0, 0.5, 0.95, 2])
     np.testing.assert_allclose(rejection, [0, 0.25, 0.75, 1.0])
@@ -310,7 +311,7 @@ def test_a_run_too_short_for_diagnostics_reports_nan_and_not_converged():
 
 @pytest.mark.parametrize("refresh_rate", [0.0, 2.0])
 def test_the_compiled_bounces_fly_the_trajectory_of_the_step(refresh_rate):
-    # run() makes its bounces by calls of the compiled loop (billiard._bounces) of up to COMPILED_CHUNK bounces, and
+    # run() makes its bounces by calls of the compiled loop (billiard_ball._bounces) of up to COMPILED_CHUNK bounces, and
     # step() by one call a bounce; the refreshes are drawn in Python between calls. From the same start and seed
     # both must be in the same place after 2000 bounces, with the same refreshes and the same time on +
     X, y, T, _ = separable_problem(4, n_train=30, n_test=60, seed=2)
@@ -331,8 +332,8 @@ def test_the_compiled_bounces_fly_the_trajectory_of_the_step(refresh_rate):
 
 
 def test_the_compiled_bounce_loop_computes_what_its_python_source_says():
-    # numba compiles billiard._bounces; the interpreter running the same function must fly the same bounces
-    from kgslab.billiard import TEST_SLICE, _bounces, _compiled_bounces
+    # numba compiles billiard_ball._bounces; the interpreter running the same function must fly the same bounces
+    from kgslab.billiard_ball import TEST_SLICE, _bounces, _compiled_bounces
     X, y, T, _ = separable_problem(3, n_train=12, n_test=TEST_SLICE + 20, seed=7)     # two slices of test points
     results = []
     for bounce in (_compiled_bounces(), _bounces):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kgslab import billiard_reference, data
+from kgslab import billiard, data
 from kgslab.diagnostics import summarise
 from kgslab.papers import bt1999
 
@@ -35,7 +35,7 @@ def test_figure2_curves_uses_the_curve_it_is_given():
 
     def spy(confidence, correct, thresholds):
         calls.append(len(thresholds))
-        return billiard_reference.error_rejection_curve(confidence, correct, thresholds)
+        return billiard.error_rejection_curve(confidence, correct, thresholds)
 
     results = {"trans_confidence": np.array([[1.0, 0.3]]), "trans_correct": np.ones((1, 2), bool),
                "svm_confidence": np.array([[2.0, 0.5]]), "svm_correct": np.ones((1, 2), bool)}

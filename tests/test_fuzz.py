@@ -842,17 +842,17 @@ register("kgslab.kgs.consistent_start", span_problem(), {"features": "matrix", "
 
 from kgslab import billiard as _billiard  # noqa: E402
 
-register("kgslab.billiard_reference.hoeffding_bounces",
+register("kgslab.stopping.hoeffding_bounces",
          st.fixed_dictionaries({"epsilon": st.sampled_from([0.05, 0.125, 0.5, 1.0]), "eta": half_open_probability
                                 .filter(lambda p: p > 0)}),
          {"epsilon": "positive", "eta": "probability"}, skip_bad={"epsilon": {"2.0", "4.0"}})
-register("kgslab.billiard_reference.hoeffding_epsilon",
+register("kgslab.stopping.hoeffding_epsilon",
          st.fixed_dictionaries({"n_bounces": st.lists(st.integers(1, 5000), min_size=1, max_size=4).map(
              lambda n: np.array(n, dtype=float)), "eta": half_open_probability.filter(lambda p: p > 0)}),
          {"n_bounces": "vector", "eta": "probability"}, skip_bad={"n_bounces": {"one entry short", "2-d"}})
 register("kgslab.versionspace.version_space_start",
          sampler_problem(lam=nonneg), {"K": "psd_gram", "y": "pm1", "lam": "nonneg"})
-register("kgslab.billiard_reference.flight_times",
+register("kgslab.billiard_ball.flight_times",
          circle_problem().map(lambda p: {"margins": np.abs(p["w_outputs"]), "slopes": p["v_outputs"]}),
          {"margins": "vector", "slopes": "vector"}, skip_bad={"margins": {"one entry short"}})
 
@@ -867,10 +867,10 @@ def bounce_problem(draw):
     return {"alpha": alpha, "beta": beta, "K": K, "y": y, "last_wall": draw(st.integers(-1, len(K) - 1))}
 
 
-register("kgslab.billiard_reference.billiard_bounce", bounce_problem(),
+register("kgslab.billiard_ball.billiard_bounce", bounce_problem(),
          {"alpha": "vector", "beta": "vector", "K": "psd_gram", "y": "pm1", "last_wall": "count0"},
          skip_bad={"last_wall": {"-1"}})
-register("kgslab.billiard_reference.next_wall", bounce_problem(),
+register("kgslab.billiard_ball.next_wall", bounce_problem(),
          {"alpha": "vector", "beta": "vector", "K": "psd_gram", "y": "pm1", "last_wall": "count0"},
          skip_bad={"last_wall": {"-1"}})
 
@@ -891,7 +891,7 @@ def billiard_problem(draw, **scalars):
     return problem
 
 
-register("kgslab.billiard.KernelBilliard",
+register("kgslab.billiard_ball.KernelBilliard",
          billiard_problem(lam=nonneg, refresh_rate=nonneg, random_state=seed, n_bounces=st.integers(0, 30)),
          {"K": "psd_gram", "y": "pm1", "K_test": "cross", "lam": "nonneg", "refresh_rate": "rate",
           "random_state": "seed", "n_bounces": "iterations"}, run=_fly_ball, skip_bad={"K_test": {"None"}, "n_bounces": {"0"}})
@@ -989,7 +989,7 @@ def rejection_problem(draw):
             "thresholds": thresholds}
 
 
-register("kgslab.billiard_reference.error_rejection_curve", rejection_problem(),
+register("kgslab.billiard.error_rejection_curve", rejection_problem(),
          {"confidence": "vector", "correct": "booleans", "thresholds": "vector"}, containers=("confidence",),
          skip_bad={"thresholds": {"one entry short", "2-d"}})
 

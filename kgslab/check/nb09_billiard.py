@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import billiard_reference as _billiard_reference, versionspace as _versionspace
+from .. import billiard as _billiard, billiard_ball as _billiard_ball, stopping as _stopping, versionspace as _versionspace
 from ..papers import bt1999 as _bt1999
 from .cases import Case
 from .exercise import Exercise
@@ -60,7 +60,7 @@ def _flight_times_diagnosis(expected, got):
 
 nb09_exercise_1 = Exercise(
     "nb09_exercise_1", "Exercise 9.1 (flight times on the sphere)",
-    _billiard_reference.flight_times, _nb09_exercise_1_cases, points=2, compare=_flight_times_diagnosis,
+    _billiard_ball.flight_times, _nb09_exercise_1_cases, points=2, compare=_flight_times_diagnosis,
     closed=("kgslab.crossings.crossing_angle", "kgslab.crossings.crossing_angle_scalar"),
     hint="solve a cos t + b sin t = 0 for the FIRST t in [0, pi]; tan t alone cannot tell a wall ahead "
          "(b < 0) from one behind (b > 0): the quadrant matters.",
@@ -85,7 +85,7 @@ def _nb09_exercise_2_cases():
         cases.append(Case(f"{n} points in R^{d}, linear kernel", (alpha, beta, K, y)))
     # the wall the ball would hit first is declared the one it has just left: it must be skipped
     alpha, beta, K, y = cases[1].args
-    nearest = _billiard_reference.billiard_bounce(alpha, beta, K, y)[2]
+    nearest = _billiard_ball.billiard_bounce(alpha, beta, K, y)[2]
     cases.append(Case("last_wall is the nearest wall: skip it", (alpha, beta, K, y, nearest)))
     # the same ball with the points reordered so that the nearest wall is the last point (no wall to skip: the
     # default last_wall = -1 is no wall), and so that it is point 0 and declared the one just left
@@ -114,7 +114,7 @@ def _bounce_diagnosis(expected, got):
 
 nb09_exercise_2 = Exercise(
     "nb09_exercise_2", "Exercise 9.2 (one bounce of the kernel billiard)",
-    _billiard_reference.billiard_bounce, _nb09_exercise_2_cases, points=4, compare=_bounce_diagnosis,
+    _billiard_ball.billiard_bounce, _nb09_exercise_2_cases, points=4, compare=_bounce_diagnosis,
     hint="three steps: margins and slopes of every wall from the kernel (Exercise 9.1 gives the flight "
          "times), a move along the great circle (a rotation of the pair position/direction), and a "
          "reflection of the direction at the wall hit (step 3), which changes one coefficient only.",
@@ -162,7 +162,7 @@ def _hoeffding_diagnosis(expected, got):
 
 nb09_exercise_3 = Exercise(
     "nb09_exercise_3", "Exercise 9.3 (Hoeffding's stopping rule, eq. 8)",
-    _billiard_reference.hoeffding_bounces, _nb09_exercise_3_cases, points=1, compare=_hoeffding_diagnosis,
+    _stopping.hoeffding_bounces, _nb09_exercise_3_cases, points=1, compare=_hoeffding_diagnosis,
     hidden=_nb09_exercise_3_hidden,
     hint="set the bound of eq. (8) equal to eta, solve for n, and make n the smallest integer for which the "
          "bound is at most eta.",
@@ -203,7 +203,7 @@ def _curve_diagnosis(expected, got):
 
 nb09_exercise_4 = Exercise(
     "nb09_exercise_4", "Exercise 9.4 (error against rejection rate)",
-    _billiard_reference.error_rejection_curve, _nb09_exercise_4_cases, points=2, compare=_curve_diagnosis,
+    _billiard.error_rejection_curve, _nb09_exercise_4_cases, points=2, compare=_curve_diagnosis,
     hint="for each threshold two numbers: the share of all points whose confidence is below it, and the "
          "error among the others only (NaN where no point is kept).",
     code_hint="compare the confidences with every threshold at once by broadcasting (thresholds as a column): "

@@ -22,7 +22,8 @@ from sklearn.svm import SVC
 from .._blas import blas_threads
 from .._validation import (as_correct_flags, as_float_array, as_generator, as_matrix, as_pm1_labels,
                            as_positive_int, as_probabilities, as_scalar, as_vector, check_random_state_kind, check_work_budget)
-from ..billiard import MAX_BOUNCES, KernelBilliard, billiard_probabilities, billiard_run, transductive_confidence
+from ..billiard import billiard_probabilities, billiard_run, transductive_confidence
+from ..billiard_ball import MAX_BOUNCES, KernelBilliard
 from ..data.uci import random_split
 from ..hmc import hmc_run
 from ._parallel import fan_out
@@ -226,14 +227,14 @@ def figure2_curves(results, n_thresholds: int = 41, theta_max=None, curve=None, 
 
     theta runs over [0, 1] for the transduction and over [0, theta_max] for the SVM (default
     `match_theta_max`).  `curve` is the function that turns one split's confidences into a curve (default
-    `kgslab.billiard_reference.error_rejection_curve`; the notebook passes the student's).  `methods` maps the method names present in
+    `kgslab.billiard.error_rejection_curve`; the notebook passes the student's).  `methods` maps the method names present in
     `results` (keys "<name>_confidence", "<name>_correct") to the top of their theta range (default: "trans"
     to 1 and "svm" to theta_max).  Returns a dict with "theta", "theta_max" and, per method, a dict of
     rejection and error means and standard errors (NaN-aware: a split that rejects everything has no error).
     """
     theta = np.linspace(0.0, 1.0, as_positive_int(n_thresholds, "n_thresholds", minimum=2))
-    if curve is None:   # the reference of notebook 09's Exercise 9.4, kept with the other exercise references
-        from ..billiard_reference import error_rejection_curve as curve
+    if curve is None:   # the reference of notebook 09's Exercise 9.4
+        from ..billiard import error_rejection_curve as curve
     if not callable(curve):
         raise TypeError(f"curve must be None or a function like error_rejection_curve, got {curve!r:.60}")
     if methods is None:

@@ -106,10 +106,10 @@ def test_the_guard_hides_the_original():
 def test_the_kits_crossing_angle_earns_nothing_for_the_crossing_exercises():
     """08 Exercise 1 and 09 Exercise 9.1 are crossings.crossing_angle with a line round it (issue 28's read: it lived
     in versionspace, which both copies import); calling it is closed, under every name it can be reached by."""
-    from kgslab import billiard, circle
+    from kgslab import billiard_ball, circle
 
     def flight_times(margins, slopes):
-        return billiard._crossings.crossing_angle(np.maximum(margins, 0.0), slopes)
+        return billiard_ball.crossing_angle(np.maximum(margins, 0.0), slopes)
 
     def crossing_angles(w_outputs, v_outputs, y):
         first = circle.crossing_angle(y * w_outputs, y * v_outputs)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from kgslab import billiard_reference, check
+from kgslab import billiard, billiard_ball, check, stopping
 from kgslab.check.fallback import reference_of
 from kgslab.papers import bt1999
 from written_out import written_out  # noqa: E402
@@ -18,7 +18,7 @@ def flight_times_with_arctan(margins, slopes):
 
 
 def bounce_without_reflection(alpha, beta, K, y, last_wall=-1):
-    new_alpha, new_beta, wall, arc = written_out(billiard_reference.billiard_bounce)(alpha, beta, K, y, last_wall)
+    new_alpha, new_beta, wall, arc = written_out(billiard_ball.billiard_bounce)(alpha, beta, K, y, last_wall)
     old_beta = -np.sin(arc) * alpha + np.cos(arc) * beta
     return new_alpha, old_beta, wall, arc
 
@@ -36,27 +36,27 @@ def rejection_with_less_or_equal(confidence, correct, thresholds):
 
 
 def test_references_pass(capsys):
-    assert check.nb09_exercise_1(lambda *a, **k: written_out(billiard_reference.flight_times)(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_2(lambda *a, **k: written_out(billiard_reference.billiard_bounce)(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_3(lambda *a, **k: written_out(billiard_reference.hoeffding_bounces)(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_4(lambda *a, **k: written_out(billiard_reference.error_rejection_curve)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_1(lambda *a, **k: written_out(billiard_ball.flight_times)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_2(lambda *a, **k: written_out(billiard_ball.billiard_bounce)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_3(lambda *a, **k: written_out(stopping.hoeffding_bounces)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_4(lambda *a, **k: written_out(billiard.error_rejection_curve)(*a, **k)).__name__ == '<lambda>'
     assert capsys.readouterr().out.count("✔ correct on") == 4
 
 
 def test_blanks_fall_back_to_the_reference(capsys):
-    assert reference_of(check.nb09_exercise_1(blank)) is billiard_reference.flight_times
-    assert reference_of(check.nb09_exercise_2(blank)) is billiard_reference.billiard_bounce
-    assert reference_of(check.nb09_exercise_3(blank)) is billiard_reference.hoeffding_bounces
-    assert reference_of(check.nb09_exercise_4(blank)) is billiard_reference.error_rejection_curve
+    assert reference_of(check.nb09_exercise_1(blank)) is billiard_ball.flight_times
+    assert reference_of(check.nb09_exercise_2(blank)) is billiard_ball.billiard_bounce
+    assert reference_of(check.nb09_exercise_3(blank)) is stopping.hoeffding_bounces
+    assert reference_of(check.nb09_exercise_4(blank)) is billiard.error_rejection_curve
     assert capsys.readouterr().out.count("not attempted yet") == 4
 
 
 def test_slips_are_caught(capsys):
     with np.errstate(divide="ignore"):
-        assert reference_of(check.nb09_exercise_1(flight_times_with_arctan)) is billiard_reference.flight_times
-    assert reference_of(check.nb09_exercise_2(bounce_without_reflection)) is billiard_reference.billiard_bounce
-    assert reference_of(check.nb09_exercise_3(hoeffding_rounded_down)) is billiard_reference.hoeffding_bounces
-    assert reference_of(check.nb09_exercise_4(rejection_with_less_or_equal)) is billiard_reference.error_rejection_curve
+        assert reference_of(check.nb09_exercise_1(flight_times_with_arctan)) is billiard_ball.flight_times
+    assert reference_of(check.nb09_exercise_2(bounce_without_reflection)) is billiard_ball.billiard_bounce
+    assert reference_of(check.nb09_exercise_3(hoeffding_rounded_down)) is stopping.hoeffding_bounces
+    assert reference_of(check.nb09_exercise_4(rejection_with_less_or_equal)) is billiard.error_rejection_curve
     output = capsys.readouterr().out
     assert output.count("Hint:") == 4 and "✔ correct on" not in output
 
@@ -69,12 +69,12 @@ def flight_times_unclipped(margins, slopes):
 
 
 def bounce_ignoring_last_wall(alpha, beta, K, y, last_wall=-1):
-    return written_out(billiard_reference.billiard_bounce)(alpha, beta, K, y)
+    return written_out(billiard_ball.billiard_bounce)(alpha, beta, K, y)
 
 
 def bounce_in_place(alpha, beta, K, y, last_wall=-1):
     """The right values, but alpha is overwritten in the caller's array."""
-    new_alpha, new_beta, wall, arc = written_out(billiard_reference.billiard_bounce)(alpha, beta, K, y, last_wall)
+    new_alpha, new_beta, wall, arc = written_out(billiard_ball.billiard_bounce)(alpha, beta, K, y, last_wall)
     alpha[:] = new_alpha
     return alpha, new_beta, wall, arc
 
@@ -95,27 +95,27 @@ def curve_over_all_points(confidence, correct, thresholds):
 
 
 def test_more_slips_are_caught_with_a_diagnosis(capsys):
-    assert reference_of(check.nb09_exercise_1(flight_times_unclipped)) is billiard_reference.flight_times
+    assert reference_of(check.nb09_exercise_1(flight_times_unclipped)) is billiard_ball.flight_times
     assert "negative" in capsys.readouterr().out
-    assert reference_of(check.nb09_exercise_2(bounce_ignoring_last_wall)) is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_2(bounce_ignoring_last_wall)) is billiard_ball.billiard_bounce
     assert "last_wall" in capsys.readouterr().out
-    assert reference_of(check.nb09_exercise_3(hoeffding_log10)) is billiard_reference.hoeffding_bounces
+    assert reference_of(check.nb09_exercise_3(hoeffding_log10)) is stopping.hoeffding_bounces
     assert "ln 10" in capsys.readouterr().out
-    assert reference_of(check.nb09_exercise_3(hoeffding_without_the_2)) is billiard_reference.hoeffding_bounces
+    assert reference_of(check.nb09_exercise_3(hoeffding_without_the_2)) is stopping.hoeffding_bounces
     assert "factor close to 2" in capsys.readouterr().out
-    assert reference_of(check.nb09_exercise_4(curve_over_all_points)) is billiard_reference.error_rejection_curve
+    assert reference_of(check.nb09_exercise_4(curve_over_all_points)) is billiard.error_rejection_curve
     assert "NOT rejected" in capsys.readouterr().out
 
 
 def test_a_bounce_that_changes_its_input_is_refused(capsys):
-    assert reference_of(check.nb09_exercise_2(bounce_in_place)) is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_2(bounce_in_place)) is billiard_ball.billiard_bounce
     assert "changed its input" in capsys.readouterr().out
 
 
 def test_rerun_after_a_fallback_is_still_open(capsys):
     fallback = check.nb09_exercise_2(blank)
     capsys.readouterr()
-    assert reference_of(check.nb09_exercise_2(fallback)) is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_2(fallback)) is billiard_ball.billiard_bounce
     output = capsys.readouterr().out
     assert "still open" in output and "✔" not in output
 
@@ -127,7 +127,7 @@ def test_an_endless_flight_is_stopped(capsys, monkeypatch):
         while True:
             pass
 
-    assert reference_of(check.nb09_exercise_1(endless)) is billiard_reference.flight_times
+    assert reference_of(check.nb09_exercise_1(endless)) is billiard_ball.flight_times
     assert "time limit" in capsys.readouterr().out
 
 
