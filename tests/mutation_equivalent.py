@@ -124,6 +124,13 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "line 5: Gt -> GtE in `errors_at_start = np.count_nonzero(angles[:m] > angles[m:])`":
             "a point's two crossing angles are half a turn apart, never equal",
     },
+    "nb08_exercise_5": {
+        "line 5: Gt -> GtE in `kept = eigenvalues > 1e-10 * eigenvalues.max()     # the span: rounding error (and its "
+        "neg`": "an eigenvalue exactly at the threshold: the rule's boundary, met by no kernel of rounded numbers",
+        "line 5: constant 1e-10 halved in `kept = eigenvalues > 1e-10 * eigenvalues.max()     # the span: rounding "
+        "error (and its neg`": "the rule's threshold is one choice in the gap between rounding (about 1e-16 of the "
+                              "largest eigenvalue) and the span's eigenvalues; the check accepts any threshold there",
+    },
     "nb08_exercise_4": {
         "line 5: swap the first two arguments in `return np.where(outputs > 0, 1.0, 0.0)`":
             "np.where(1.0, outputs > 0, 0.0) takes the always-true condition's branch: outputs > 0 as floats 1.0 / 0.0",

@@ -48,6 +48,16 @@ WRONG = [
      "the bound without its square"),
     ("07_kernel_perceptron", "nb07_exercise_5d", "np.min(y * (K_tilde @ alpha))", "np.max(y * (K_tilde @ alpha))",
      "the largest margin for the smallest"),
+    ("08_kernel_gibbs_sampler", "nb08_exercise_5", "np.sqrt(eigenvalues[kept])", "eigenvalues[kept]",
+     "the eigenvalues for their square roots"),
+    ("08_kernel_gibbs_sampler", "nb08_exercise_5", "eigenvalues > 1e-10 * eigenvalues.max()", "eigenvalues != 0",
+     "negative eigenvalues of rounding kept"),
+    ("08_kernel_gibbs_sampler", "nb08_exercise_5", "eigenvalues > 1e-10 * eigenvalues.max()", "eigenvalues > 0",
+     "positive eigenvalues of rounding kept"),
+    ("08_kernel_gibbs_sampler", "nb08_exercise_5", "return basis * roots, basis / roots",
+     "return (basis * roots).T, (basis / roots).T", "transposed"),
+    ("08_kernel_gibbs_sampler", "nb08_exercise_5", "return basis * roots, basis / roots",
+     "return basis * roots, basis / roots**2", "to_alpha divided by the eigenvalues"),
 ]
 
 

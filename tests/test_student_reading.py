@@ -118,7 +118,8 @@ SPECIFIED_NUMBERS: dict[str, dict[str, str]] = {
 }
 
 
-# The facts a written question is about, for its model answer (the markdown solution cell, by id). They live here,
+# The facts a written question is about, for its model answer (the markdown solution cell, by id, or an exercise's
+# worked reasoning, by its key). They live here,
 # not in the notebook's metadata, which the release copies to the student. A fact is found in the student copy
 # when all its words (stemmed) occur within FACT_WINDOW words of each other.
 ANSWER_FACTS: dict[str, dict[str, list[str]]] = {
@@ -134,7 +135,7 @@ ANSWER_FACTS: dict[str, dict[str, list[str]]] = {
     "06": {"compare-answer": ["stop words make texts look alike"],
            "c25": ["function words tell languages apart"]},
     "07": {"c08": ["alpha counts updates"], "c25": ["positive definite invertible"], "c36": ["Novikoff"]},
-    "08": {"c06-solution": ["atan2 becomes error"]},
+    "08": {"nb08_exercise_1": ["atan2 becomes error"]},      # (a worked reasoning, by its exercise's key)
     "09": {"c06": ["marginal probability term by term"],
            "c39": ["centre largest ball inscribed", "share property run", "circle not crossed yet"]},
     "10": {"c21a": ["label-2 point in two truly belongs class 1"],
@@ -388,12 +389,24 @@ def _answer_cells(solution):
             and (is_solution_only(cell) or _regions(cell.source))]
 
 
+_CHECK_CALL = re.compile(r"\bcheck\.(nb\d\d_exercise_\w+)\(")
+
+
+def worked_texts(solution) -> dict[str, str]:
+    """{key: text}: the worked reasoning of the exercises a notebook checks (`Exercise(worked=...)`). `check.why`
+    shows it only once the student's own function has passed, so it is an answer, read like the model answers."""
+    keys = {key for cell in solution.cells if cell.cell_type == "code" for key in _CHECK_CALL.findall(cell.source)}
+    exercises = check.exercises()
+    return {key: exercises[key]._worked for key in sorted(keys) if key in exercises and exercises[key]._worked}
+
+
 def _answer_texts(solution) -> list[str]:
-    return ["\n".join(_regions(cell.source)) or cell.source for cell in _answer_cells(solution)]
+    return ["\n".join(_regions(cell.source)) or cell.source for cell in _answer_cells(solution)] + list(
+        worked_texts(solution).values())
 
 
 def answer_facts(stem: str, solution) -> list[str]:
-    ids = {cell.get("id") for cell in _answer_cells(solution)}
+    ids = {cell.get("id") for cell in _answer_cells(solution)} | set(worked_texts(solution))
     facts = ANSWER_FACTS.get(stem, {})
     assert set(facts) <= ids, f"ANSWER_FACTS of {stem} names cells that are no model answers: {set(facts) - ids}"
     return [fact for cell_facts in facts.values() for fact in cell_facts]

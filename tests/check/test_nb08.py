@@ -192,3 +192,145 @@ def test_a_run_of_the_students_step_samples_the_exact_posterior():
         coords = right_step(features, y, coords, random_tangent(coords, rng), 0.2, rng)
         votes.append(coords @ to_input @ test_point > 0)
     assert abs(np.mean(votes) - exact) < 0.04
+
+
+# ---- Exercise 8.5: coordinates from the kernel matrix -------------------------------------------------------
+
+def _kept(K, tol=1e-10):
+    s, U = np.linalg.eigh(K)
+    keep = s > tol * s.max()
+    return s[keep], U[:, keep]
+
+
+def by_eigh(K):
+    s, U = _kept(K)
+    return U * np.sqrt(s), U / np.sqrt(s)
+
+
+def by_svd(K):                      # another solver: singular values of a PSD K are its eigenvalues
+    U, s, _ = np.linalg.svd(K)
+    keep = s > 1e-9 * s.max()
+    return U[:, keep] * np.sqrt(s[keep]), U[:, keep] / np.sqrt(s[keep])
+
+
+def signs_and_order(K):             # eigenvectors of the other sign, largest first
+    features, to_alpha = by_eigh(K)
+    signs = np.where(np.arange(features.shape[1]) % 2, -1.0, 1.0)
+    return (features * signs)[:, ::-1], (to_alpha * signs)[:, ::-1]
+
+
+def rotated(K):                     # any orthogonal transform of the coordinates
+    features, to_alpha = by_eigh(K)
+    Q, _ = np.linalg.qr(np.random.default_rng(1).standard_normal((features.shape[1],) * 2))
+    return features @ Q, to_alpha @ Q
+
+
+def pseudo_inverse(K):              # to_alpha from the features, another tolerance
+    s, U = _kept(K, 1e-12)
+    features = U * np.sqrt(s)
+    return features, np.linalg.pinv(features).T
+
+
+@pytest.mark.parametrize("student", [by_eigh, by_svd, signs_and_order, rotated, pseudo_inverse],
+                         ids=lambda f: f.__name__)
+def test_every_valid_set_of_coordinates_passes(student, capsys):
+    assert check.nb08_exercise_5(student) is student
+    out = capsys.readouterr().out
+    assert "correct on all 6 tests" in out and 'check.why("nb08_exercise_5")' in out
+    check.nb08_exercise_5(not_attempted)      # leave the record open: a pass closes the reference to later checks
+
+
+def test_the_coordinates_are_right_by_an_independent_reading():
+    """What the check accepts is what the sampler needs, read without the kit: Phi Phi' = K, alpha' K alpha = c'c."""
+    K = check.nb08_exercise_5.cases()[3].args[0]            # rank-deficient: one point twice
+    features, to_alpha = rotated(K)
+    assert features.shape[1] == np.linalg.matrix_rank(K, tol=1e-10 * np.linalg.norm(K, 2))
+    np.testing.assert_allclose(features @ features.T, K, atol=1e-10)
+    c = np.random.default_rng(2).standard_normal(features.shape[1])
+    alpha = to_alpha @ c
+    np.testing.assert_allclose(alpha @ K @ alpha, c @ c, rtol=1e-8)
+    np.testing.assert_allclose(K @ alpha, features @ c, atol=1e-8)
+
+
+def no_roots(K):
+    s, U = _kept(K)
+    return U * s, U / s
+
+
+def alpha_without_root(K):
+    s, U = _kept(K)
+    return U * np.sqrt(s), U / s
+
+
+def keeps_every_direction(K):       # the square roots of rounding-level negative eigenvalues: NaN
+    s, U = np.linalg.eigh(K)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return U * np.sqrt(s), U / np.sqrt(s)
+
+
+def keeps_positive_rounding(K):
+    s, U = np.linalg.eigh(K)
+    keep = s > 0
+    return U[:, keep] * np.sqrt(s[keep]), U[:, keep] / np.sqrt(s[keep])
+
+
+def transposed(K):
+    features, to_alpha = by_eigh(K)
+    return features.T.copy(), to_alpha.T.copy()
+
+
+def bare_eigenvectors(K):
+    s, U = _kept(K)
+    return U, U
+
+
+def calls_the_kit(K):
+    return kgs.kernel_coordinates(K)
+
+
+@pytest.mark.parametrize("student, mistake, words", [
+    (no_roots, "eigenvalues-not-roots", "K squared"),
+    (alpha_without_root, "alpha-by-eigenvalue", "1 / sqrt(lambda_k)"),
+    (keeps_every_direction, "negative-eigenvalue", "negative eigenvalue"),
+    (keeps_positive_rounding, "kept-rounding", "rounding error"),
+    (transposed, "transposed", "one ROW per training point"),
+    (bare_eigenvectors, "unscaled", "the eigenvectors alone"),
+    (calls_the_kit, "closed", "Write it yourself")], ids=lambda x: getattr(x, "__name__", None))
+def test_each_wrong_set_of_coordinates_gets_a_cross_that_names_it(student, mistake, words, capsys):
+    verdict = check.nb08_exercise_5.judge(student)
+    assert not verdict.passed
+    assert mistake in {m["mistake"] for m in verdict.mistakes}, verdict.text
+    assert words in verdict.text, verdict.text
+    assert "square root of its eigenvalue" not in verdict.text      # the code-level hint only on request
+
+
+def test_the_coordinates_check_falls_back_and_reruns_stay_open(capsys):
+    fallback = check.nb08_exercise_5(not_attempted)
+    assert reference_of(fallback) is not None and "not attempted yet" in capsys.readouterr().out
+    features, to_alpha = fallback(np.diag([4.0, 1.0]))
+    np.testing.assert_allclose(features @ features.T, np.diag([4.0, 1.0]))
+    check.nb08_exercise_5(fallback)                         # a re-run on what it handed back is no pass
+    assert "still open" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("n", range(1, 6))
+def test_the_worked_reasoning_opens_only_after_the_students_own_pass(n, capsys, monkeypatch):
+    key = f"nb08_exercise_{n}"
+    checker = getattr(check, key)
+    checker(not_attempted)
+    capsys.readouterr()
+    check.why(key)
+    closed = capsys.readouterr().out
+    assert "opens here once your own function passes" in closed
+    assert len(checker._worked) > 300 and checker._worked[:60] not in closed
+    right = {1: written_out(circle.crossing_angles), 2: written_out(circle.arc_errors_by_sweep), 3: right_step,
+             4: written_out(circle.vote_draws), 5: by_eigh}[n]
+    assert checker(right) is right
+    capsys.readouterr()
+    check.why(key)
+    assert checker._worked.strip()[:60] in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check.why(key)
+    assert "off while the notebook is graded" in capsys.readouterr().out
+    monkeypatch.delenv("NBGRADER_EXECUTION")
+    checker(not_attempted)                    # leave the record open: a pass closes the reference to later checks
