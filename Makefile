@@ -19,7 +19,8 @@ XDIST := -n 2 --dist loadscope
 # targets already run one worker per core (and CI two targets at once), and OpenBLAS's extra threads only queue
 # for the same cores, spinning while they wait. Measured on the 2 cores: the KGS engine's test on 810 points
 # took 16 s with the default threads beside other work, 1.5 s on one thread.
-TESTS_ON_ONE_THREAD := unit nbval-solutions nbval-portable nbval-notebooks claims browser wheel-test oldest
+TESTS_ON_ONE_THREAD := unit nbval-solutions nbval-portable nbval-notebooks claims browser wheel-test oldest \
+	test-instructor
 $(TESTS_ON_ONE_THREAD): export OPENBLAS_NUM_THREADS := 1
 $(TESTS_ON_ONE_THREAD): export OMP_NUM_THREADS := 1
 $(TESTS_ON_ONE_THREAD): export MKL_NUM_THREADS := 1
@@ -201,6 +202,14 @@ wheel: $(STAMP)
 .PHONY: test-hub
 test-hub: $(STAMP)
 	KGSLAB_HUB_TEST=1 $(BIN)/python -m pytest -v -s --durations=0 -p no:cacheprovider tests/test_hub.py
+
+# The instructor's path in CI (a few minutes): the README's instructor section end to end with 01 only, and a
+# class of six submissions of 01 graded by kgslab.grade --jobs 2 against serial nbgrader (the long versions are
+# make test-readme and make test-grading).
+.PHONY: test-instructor
+test-instructor: $(STAMP)
+	KGSLAB_README_TEST=1 KGSLAB_README_ASSIGNMENTS=01 KGSLAB_GRADE_CLASS=short \
+		$(BIN)/python -m pytest -v --durations=0 -p no:cacheprovider tests/test_readme.py tests/test_grade_class.py
 
 # The README's instructor section, command by command, in a fresh clone of this working tree (its own .venv,
 # a course, an exchange, three submissions of 01 and 08 graded, feedback, formgrader): tests/test_readme.py.

@@ -38,3 +38,80 @@ def test_moving_theta_moves_the_rejection_point():
 def test_needs_results():
     with pytest.raises(ValueError, match="experiments must map"):
         rejection_panel({})
+
+
+# ---- Figure 1 and the flight, drawn by the kit (`figure1`, `flight_figure`) -----------------------------------
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from kgslab.billiard import KernelBilliard  # noqa: E402
+from kgslab.widgets import figure1, flight_figure  # noqa: E402
+
+X_TOY = np.array([[-1.6, 0.4], [-0.9, 1.3], [-1.2, -0.6], [1.1, -0.2], [1.5, 1.1], [0.7, -1.2]])
+Y_TOY = np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
+TEST_TOY = np.array([[0.1, 1.6]])
+LIFTED = np.column_stack([X_TOY, np.ones(6)])
+
+
+def _inside(seed=0, n=40_000):
+    sphere = np.random.default_rng(seed).standard_normal((n, 3))
+    sphere /= np.linalg.norm(sphere, axis=1, keepdims=True)
+    return sphere[np.all(sphere @ (Y_TOY[:, None] * LIFTED).T > 0, axis=1)]
+
+
+def _points3d(collection):
+    """The (n, 3) points of a 3-d scatter, as drawn."""
+    return np.column_stack([np.asarray(np.ma.getdata(part), dtype=float) for part in collection._offsets3d])
+
+
+def test_figure1_draws_separating_lines_and_version_space_split_by_the_test_point(tmp_path):
+    inside = _inside()
+    figure = figure1(X_TOY, Y_TOY, TEST_TOY, inside, 0.6, random_state=1)
+    figure.savefig(tmp_path / "figure1.png", dpi=60)
+    assert (tmp_path / "figure1.png").stat().st_size > 10_000
+    left, right = figure.axes
+    grey = [line for line in left.lines if len(line.get_xdata()) == 2]
+    assert len(grey) == 12
+    for line in grey:        # every drawn line has the +1 points on one side and the -1 points on the other
+        (x0, x1), (y0, y1) = line.get_xdata(), line.get_ydata()
+        side = np.sign((x1 - x0) * (X_TOY[:, 1] - y0) - (y1 - y0) * (X_TOY[:, 0] - x0))
+        assert abs(np.sum(side * Y_TOY)) == 6
+    green, purple = (c for c in right.collections if len(getattr(c, "_offsets3d", [[]])[0]) > 0
+                     and c.get_label().startswith("$V^"))
+    for collection, sign in ((green, 1), (purple, -1)):
+        points = _points3d(collection)
+        assert np.all(points @ (Y_TOY[:, None] * LIFTED).T > 0)                  # inside version space
+        assert np.all(sign * (points @ np.append(TEST_TOY[0], 1.0)) > 0)         # on the test point's side
+    assert len(_points3d(green)) + len(_points3d(purple)) == min(3000, len(inside))
+    plt.close(figure)
+
+
+def test_flight_figure_draws_the_flights_inside_version_space(tmp_path):
+    inside = _inside()
+    ball = KernelBilliard(LIFTED @ LIFTED.T, Y_TOY, refresh_rate=0.05, random_state=3)
+    alphas, _ = ball.run(40, record=True)
+    figure, path = flight_figure(X_TOY, Y_TOY, TEST_TOY, alphas, inside, title="a test", n_highlight=5)
+    figure.savefig(tmp_path / "flight.png", dpi=60)
+    assert np.allclose(np.linalg.norm(path, axis=1), 1.0)                        # on the sphere
+    assert np.min(path @ (Y_TOY[:, None] * LIFTED).T) > -1e-10                    # never through a wall
+    corners = alphas @ LIFTED
+    assert np.allclose(path[0], corners[0] / np.linalg.norm(corners[0]))         # starts at the ball's start
+    assert np.allclose(path[-1], corners[-1] / np.linalg.norm(corners[-1]))
+    sphere, plane = figure.axes
+    assert "a test" in figure._suptitle.get_text() and f"{len(alphas) - 1} flights" in [
+        line.get_label() for line in plane.lines]
+    plt.close(figure)
+
+
+@pytest.mark.parametrize("change, match", [({"X": np.ones((6, 3))}, "X must be an"),
+                                           ({"x_test": np.ones((2, 2))}, "x_test must be one point"),
+                                           ({"inside": np.ones((4, 2))}, "inside must be")])
+def test_the_figures_refuse_what_is_not_the_toy(change, match):
+    arguments = {"X": X_TOY, "y": Y_TOY, "x_test": TEST_TOY, "inside": _inside(n=2000)}
+    with pytest.raises(ValueError, match=match):
+        figure1(**{**arguments, **change}, p_plus=0.5)
+    with pytest.raises(ValueError, match="alphas must hold"):
+        flight_figure(**arguments, alphas=np.ones((3, 5)))

@@ -110,6 +110,47 @@ def test_the_step_of_08_uses_the_generator_it_is_given():
     assert not check.nb08_exercise_3.judge(own).passed
 
 
+
+# Exercise 9.3 (the bounce, issue 44): each wrong reflection typed into the solution gets a ✘ naming its mistake, and
+# honest rewrites (another order of normalising, the normal's squared norm computed otherwise) get a ✔.
+_REFLECT = "new_beta[wall] -= 2.0 * (K[wall] @ new_beta) / K[wall, wall]"
+_RENORMALISE = "    new_alpha /= np.sqrt(new_alpha @ K @ new_alpha)\n    new_beta /= np.sqrt(new_beta @ K @ new_beta)\n"
+BOUNCE_WRONG = [
+    (_REFLECT, "new_beta[wall] = -new_beta[wall]", "reflection-without-kernel"),
+    (_REFLECT, "new_beta[wall] += 2.0 * (K[wall] @ new_beta) / K[wall, wall]", "wrong-sign"),
+    (_REFLECT, "new_beta[wall] -= 2.0 * (K[wall] @ new_beta)", "normal-norm-missing"),
+    (_REFLECT, "new_beta[wall] -= (K[wall] @ new_beta) / K[wall, wall]", "component-removed"),
+    (_REFLECT, "new_beta -= 2.0 * (K[wall] @ new_beta) / (K[wall] @ K[wall]) * K[wall]",
+     "reflection-in-coefficient-space"),
+    (_REFLECT, _REFLECT + "\n    new_beta = -new_beta", "reversed"),
+    (_RENORMALISE, "", "not-renormalised"),
+    ("    new_beta = -np.sin(arc) * alpha + np.cos(arc) * beta\n", "    new_beta = beta.copy()\n",
+     "direction-not-turned"),
+]
+BOUNCE_HONEST = [
+    (_REFLECT, "new_beta[wall] -= 2.0 * (new_beta @ K[:, wall]) / np.sqrt(K[wall, wall]) ** 2",
+     "the inner product from K's column, the squared norm as a square of the norm"),
+]
+
+
+@pytest.mark.parametrize("old, new, mistake", BOUNCE_WRONG, ids=[w[2] for w in BOUNCE_WRONG])
+def test_09_wrong_bounces_get_a_cross_naming_the_mistake(old, new, mistake):
+    stem, key = "09_kernel_billiard", "nb09_exercise_3"
+    assert check.nb09_exercise_3.judge(function(stem, key)).passed
+    verdict = check.nb09_exercise_3.judge(variant(stem, key, old, new))
+    assert not verdict.passed and {m["mistake"] for m in verdict.mistakes} == {mistake}, verdict.text
+
+
+def test_09_honest_bounces_get_a_tick():
+    stem, key = "09_kernel_billiard", "nb09_exercise_3"
+    other_norm = variant(stem, key, _REFLECT, BOUNCE_HONEST[0][1])
+    assert check.nb09_exercise_3.judge(other_norm).passed
+    source = definition(stem, "billiard_bounce").replace(_RENORMALISE, "").replace(
+        "    new_alpha = np.cos(arc)", "    alpha = alpha / np.sqrt(alpha @ K @ alpha)\n"
+        "    beta = beta / np.sqrt(beta @ K @ beta)\n    new_alpha = np.cos(arc)")
+    inputs_first = function(stem, key, source)            # unit inputs stay unit: rotation and reflection keep lengths
+    assert check.nb09_exercise_3.judge(inputs_first).passed
+
 # ---- messages that named the wrong thing -----------------------------------------------------------------------
 
 def test_a_single_number_is_never_off_by_a_constant_factor():

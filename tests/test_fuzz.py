@@ -1096,6 +1096,49 @@ register("kgslab.widgets.billiard.rejection_panel",
          {"experiments": "experiments", "theta": "slider", "n_thresholds": "count"},
          run=panel_values(_billiard_widgets.rejection_panel), max_examples=1, containers=())
 
+
+# the toy of Figure 1 (six points, one test point) and points of the sphere inside its version space
+_TOY_X = np.array([[-1.6, 0.4], [-0.9, 1.3], [-1.2, -0.6], [1.1, -0.2], [1.5, 1.1], [0.7, -1.2]])
+_TOY_Y, _TOY_TEST = np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0]), np.array([[0.1, 1.6]])
+
+
+def _toy_inside(seed):
+    lifted = np.column_stack([_TOY_X, np.ones(len(_TOY_X))])
+    sphere = np.random.default_rng(seed).standard_normal((20_000, 3))
+    sphere /= np.linalg.norm(sphere, axis=1, keepdims=True)
+    return sphere[np.all(sphere @ (_TOY_Y[:, None] * lifted).T > 0, axis=1)]
+
+
+def _toy_alphas(seed):
+    lifted = np.column_stack([_TOY_X, np.ones(len(_TOY_X))])
+    alphas, _ = _billiard.KernelBilliard(lifted @ lifted.T, _TOY_Y, random_state=seed).run(20, record=True)
+    return alphas
+
+
+def _drawn(function):
+    """Draw, close the figure, and return what was drawn: the artists per axes (and the path, when returned)."""
+    def run(**kwargs):
+        import matplotlib.pyplot as plt
+        result = function(**kwargs)
+        figure, path = result if isinstance(result, tuple) else (result, None)
+        counts = [len(axes.lines) + len(axes.collections) for axes in figure.axes]
+        plt.close(figure)
+        return counts if path is None else (counts, path)
+    return run
+
+
+_TOY_KINDS = {"X": "matrix", "y": "pm1", "x_test": "matrix", "inside": "matrix"}
+register("kgslab.widgets.billiard.figure1",
+         st.integers(0, 3).map(lambda seed: {"X": _TOY_X, "y": _TOY_Y, "x_test": _TOY_TEST, "inside": _toy_inside(seed),
+                                             "p_plus": 0.6, "random_state": seed}),
+         {**_TOY_KINDS, "p_plus": "probability", "random_state": "seed"}, run=_drawn(_billiard_widgets.figure1),
+         max_examples=2, containers=())
+register("kgslab.widgets.billiard.flight_figure",
+         st.integers(0, 3).map(lambda seed: {"X": _TOY_X, "y": _TOY_Y, "x_test": _TOY_TEST, "inside": _toy_inside(seed),
+                                             "alphas": _toy_alphas(seed), "title": "a title", "n_highlight": 5}),
+         {**_TOY_KINDS, "alphas": "matrix", "title": "text", "n_highlight": "count"},
+         run=_drawn(_billiard_widgets.flight_figure), max_examples=2, containers=())
+
 # ---- reference solutions made public by issue 15 -----------------------------------------------------------
 
 for _name in ("adatron_no_bias", "adatron_with_bias"):

@@ -51,6 +51,7 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import math
 import re
 import textwrap
 from pathlib import Path
@@ -107,6 +108,8 @@ ANSWER_CODE: dict[str, list[str]] = {
 # others, also in the strings and comments of code cells (a plot's label):
 ANSWER_FORMULAS: dict[str, list[str]] = {
     "06": ["K=CC'"],      # "which product" of Exercise 7's sparse kernel; 06's timing plot gave it as a label
+    "09": ["t_i=atan2(a_i,-b_i)",                          # 9.1's flight time, and 9.3's reflection in the
+           "2(K\\beta')_c/K_cc", "2\\frac(K\\beta')_cK_cc"],   # coefficients (the step of beta_c)
     "10": ["^-1(m_1-m_0)", "^-1(M_1-M_0)"],   # 10.5's form, an inverse times the difference of the class means:
 }                                           # 10's copy gave it for input space as C^-1(m_1 - m_0) and S_W^-1(...)
 # Formulas (normalised) and numbers that the task itself states:
@@ -881,7 +884,6 @@ EXAMPLES = {
                                     "overlap relative to length."), "facts"),
     "10-question-B": ("10", _md("what does the E-step see when the discriminant has fitted the flipped labels?"),
                       "facts"),
-    "09-n-922": ("09", _code('ax.text(1000, 0.3, "n = 922:\\nepsilon = 0.05", fontsize=8)'), "numbers"),
     "09-inscribed-ball": ("09", _md("The SVM would pick *one* point of this region (roughly the centre of its "
                                     "largest inscribed ball)."), "facts"),
     "09-share-is-the-run": ("09", _md("(the share of points with $c_{\\text{trans}} = 1$ is a property of the run "
@@ -912,14 +914,16 @@ EXAMPLES = {
     # Found on this session's read: 09's sampler comparison gave the flight time of Exercise 9.1 as a formula.
     "09-flight-time-formula": ("09", _md(r"A margin $a_i\cos t + b_i\sin t$ reaches its wall at "
                                          r"$t_i = \operatorname{atan2}(a_i, -b_i)$, the billiard's step 2"), "formulas"),
-    "09-epsilon-of-n": ("09", _md(r"against the deviation $\epsilon(n) = \sqrt{\ln(1/\eta)/2n}$ that eq. (8) allows "
-                                   r"at $\eta = 0.01$."), "formulas"),
+    # Exercise 9.3 asks for the reflection in the coefficients; the exercise's text once gave it whole.
+    "09-reflection-in-coefficients": ("09", _md(r"and reflect, which only changes one coefficient: "
+                                                r"$\beta''_c = \beta'_c - 2(\mathbf{K}\boldsymbol\beta')_c/K_{cc}$."),
+                                      "formulas"),
     "03-band-not-data": ("03", _md("The shaded band is where $f$ probably is. It is *not* where the data fall."),
                          "facts"),
     # Found on the fourth session's read (a blank copy run): with an exercise blank, the check's fall-back printed
     # the number the exercise asks for, or called the kit's code "your".
-    "09-n-922-printed": ("09", _code('print(f"epsilon = 0.05, eta = 0.01: n = {hoeffding_bounces(0.05, 0.01)} '
-                                    'bounces")'), "fall-back prints"),
+    "09-bounce-printed": ("09", _code('print(f"the toy ball after one bounce: {billiard_bounce(alpha, beta, K_toy, '
+                                     'y_toy)[1].round(3)}")'), "fall-back prints"),
     "10-toy-flip-rates-printed": ("10", _code("toy_observed, toy_flip = flip_rates_from_noise_rates([0.2, 0.2], "
                                               "[0.8, 0.2])\nprint(f\"flip rates gamma_1, gamma_2 = "
                                               "{toy_flip.round(4)}\")"), "fall-back prints"),
@@ -1045,21 +1049,18 @@ def test_the_docstring_of_an_imported_class_is_read_where_it_is_imported(monkeyp
 
 
 def test_a_fallback_says_so_and_an_own_function_does_not():
-    """The two questions a cell asks the check (`check.fallback_note`, `check.whose`), on Exercise 9.3: a blank
-    function gets the fall-back (named by the note, "the kit's fall-back"); a correct one written here (the
-    smallest n with exp(-2 n eps^2) <= eta, by counting up: no closed form) is the student's own ("", "your")."""
-    def hoeffding_bounces(epsilon, eta):
+    """The two questions a cell asks the check (`check.fallback_note`, `check.whose`), on Exercise 9.1: a blank
+    function gets the fall-back (named by the note, "the kit's fall-back"); a correct one written here (the first
+    zero of the margin, wall by wall with math.atan2) is the student's own ("", "your")."""
+    def flight_times(margins, slopes):
         raise NotImplementedError()
 
-    def counted(epsilon, eta):
-        n = 1
-        while np.exp(-2 * n * epsilon**2) > eta:
-            n += 1
-        return n
+    def counted(margins, slopes):
+        return np.array([math.atan2(max(a, 0.0), -b) for a, b in zip(margins, slopes)])
 
-    blank = check.nb09_exercise_3(hoeffding_bounces)
-    assert "hoeffding_bounces" in check.fallback_note(blank) and check.whose(blank) == "the kit's fall-back"
-    own = check.nb09_exercise_3(counted)
+    blank = check.nb09_exercise_1(flight_times)
+    assert "flight_times" in check.fallback_note(blank) and check.whose(blank) == "the kit's fall-back"
+    own = check.nb09_exercise_1(counted)
     assert own is counted and check.fallback_note(own) == "" and check.whose(own) == "your"
     assert check.whose(own, blank) == "the kit's fall-back"
     with pytest.raises(TypeError, match="whose"):
@@ -1078,7 +1079,7 @@ def test_a_fallback_says_so_and_an_own_function_does_not():
 FALLBACK_HELP_ANSWERS: dict[str, list[str]] = {
     "04": ["sqrt(K_ii)", "1'K1, the mean of all entries"],             # norms_and_means, issue 28's 04 example
     "08": ["atan2(b_i, a_i)", "phi_i + pi/2"],                         # crossing_angles: issue 28's 08 example
-    "09": ["atan2(margins_j, -slopes_j)", "ln(1/eta) / (2 eps^2)"],    # flight_times, hoeffding_bounces
+    "09": ["atan2(margins_j, -slopes_j)", "2 <v, phi_c> phi_c / K_cc"],    # flight_times, billiard_bounce
     "10": ["(0.0588, 0.5)", "(N + mu I)^{-1} (M_+ - M_-)"],            # 10.1's toy answer, 10.5's maximiser
 }
 
@@ -1188,13 +1189,13 @@ def test_a_fallback_that_shows_its_reference_again_is_found(stem, put_back, monk
 
 def test_a_fallback_says_what_it_is():
     """`?` on a fall-back names it: the kit's fall-back for the student's function, in use until theirs passes."""
-    def hoeffding_bounces(epsilon, eta):
+    def billiard_bounce(alpha, beta, K, y, last_wall=-1):
         raise NotImplementedError()
 
     shell = _shell()
-    shell.user_ns["hoeffding_bounces"] = fallback = check.nb09_exercise_3(hoeffding_bounces)
-    text = re.sub(r"\x1b\[[0-9;]*m", "", shell.object_inspect_text("hoeffding_bounces", detail_level=0))
-    assert "The kit's fall-back for hoeffding_bounces" in text and "until your hoeffding_bounces passes" in text
+    shell.user_ns["billiard_bounce"] = fallback = check.nb09_exercise_3(billiard_bounce)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", shell.object_inspect_text("billiard_bounce", detail_level=0))
+    assert "The kit's fall-back for billiard_bounce" in text and "until your billiard_bounce passes" in text
     assert not hasattr(fallback, "__wrapped__")
 
 
@@ -1204,8 +1205,7 @@ def test_a_fallback_says_what_it_is():
 # notebook asks about, any wrong attempt (`return 0`) prints the number the exercise asks for: 09's case "epsilon =
 # 0.05, eta = 0.01 (the paper)" printed "expected 922", 10's "the paper's toy" the toy's observed priors and flip
 # rates, until issue 28s chose other instances (put back below: the reader finds them).
-PAPER_CASES = {"09": ("nb09_exercise_3", "epsilon = 0.05, eta = 0.01 (the paper)", (0.05, 0.01)),
-               "10": ("nb10_exercise_1", "the paper's toy: noise 0.2 both ways, priors 0.8 / 0.2",
+PAPER_CASES = {"10": ("nb10_exercise_1", "the paper's toy: noise 0.2 both ways, priors 0.8 / 0.2",
                       ([0.2, 0.2], [0.8, 0.2]))}
 
 

@@ -1,4 +1,11 @@
-"""Panel for notebook 09 (Bayesian transduction): a slider on the rejection threshold theta.
+"""Notebook 09's figures (Bayesian transduction): the paper's Figure 1 for a toy, the billiard's flight on the
+sphere and in a gnomonic map, and a panel with a slider on the rejection threshold theta.
+
+`figure1` and `flight_figure` draw the toy of Figure 1: points x = (x1, x2) of the plane lifted to
+(x1, x2, 1), so that a line of the plane is a point w of the unit sphere in R^3 and a training point is the
+great circle <w, (x1, x2, 1)> = 0 (the duality of section 2); version space is the spherical polygon those
+circles bound.  The gnomonic map projects the sphere onto the plane tangent at the middle of version space,
+where great circles become straight lines, so the billiard's flights are straight and its walls are lines.
 
 `rejection_panel` draws Figure 2 of the Bayesian transduction paper from precomputed split results
 (`kgslab.papers.bt1999.compare_with_svm`): for each data set the mean generalisation error against the
@@ -12,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..papers.bt1999 import figure2_curves
-from .._validation import as_positive_int
+from .._validation import as_generator, as_matrix, as_pm1_labels, as_positive_int, as_scalar
 from .base import Panel, float_slider
 
-__all__ = ["rejection_panel"]
+__all__ = ["figure1", "flight_figure", "rejection_panel"]
 
 _STYLE = {"trans": ("Bayesian transduction (c_trans)", "tab:blue", "o"),
           "svm": ("SVM (|f(x)|, theta scaled by theta_max)", "tab:red", "s")}
@@ -60,3 +67,183 @@ def rejection_panel(experiments: dict, *, theta: float = 0.5, n_thresholds: int 
 
     sliders = {"theta": float_slider("rejection threshold theta", theta, 0.0, 1.0, 0.01, name="theta")}
     return Panel(sliders, draw, figsize=(10.0, 4.0))
+
+
+# ---- Figure 1 and the flight (the toy in the plane and on the sphere) -------------------------------------
+
+def _lift(X):
+    """x -> (x1, x2, 1): a line w1 x1 + w2 x2 + w3 = 0 of the plane is the point w of R^3."""
+    return np.column_stack([X, np.ones(len(X))])
+
+
+def _toy(X, y, x_test, points, points_name):
+    """The toy's arguments checked: X (n, 2), y +-1, x_test (1, 2), points on the sphere (k, 3)."""
+    X = as_matrix(X, "X")
+    if X.shape[1] != 2:
+        raise ValueError(f"X must be an (n, 2) array of points in the plane, got shape {X.shape}")
+    y = as_pm1_labels(y, "y", length=X.shape[0], length_of="X")
+    x_test = as_matrix(x_test, "x_test")
+    if x_test.shape != (1, 2):
+        raise ValueError(f"x_test must be one point of the plane, shape (1, 2), got shape {x_test.shape}")
+    points = as_matrix(points, points_name)
+    if points.shape[1] != 3 or len(points) == 0:
+        raise ValueError(f"{points_name} must be a non-empty (k, 3) array of points of the sphere, got shape "
+                         f"{points.shape}")
+    return X, y, x_test, points
+
+
+def _middle(inside):
+    """The middle of version space (the normalised mean of points inside it): where the view looks from."""
+    mean = inside.mean(axis=0)
+    norm = np.linalg.norm(mean)
+    if norm == 0:
+        raise ValueError("inside must lie in a region of the sphere (its points average to 0, no middle)")
+    return mean / norm
+
+
+def _great_circle(normal, n=400):
+    """Points w of the unit sphere with <w, normal> = 0."""
+    normal = normal / np.linalg.norm(normal)
+    first = np.cross(normal, [0.0, 0.0, 1.0] if abs(normal[2]) < 0.9 else [1.0, 0.0, 0.0])
+    first /= np.linalg.norm(first)
+    second = np.cross(normal, first)
+    angle = np.linspace(0, 2 * np.pi, n)
+    return np.outer(np.cos(angle), first) + np.outer(np.sin(angle), second)
+
+
+def _sphere_axes(axes, centre):
+    """A faint wire sphere seen from the direction of version space, without the box."""
+    u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 25), np.linspace(0, np.pi, 13))
+    axes.plot_wireframe(np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v), color="0.85", lw=0.4)
+    elevation, azimuth = np.degrees(np.arcsin(centre[2])), np.degrees(np.arctan2(centre[1], centre[0]))
+    axes.view_init(elev=elevation + 15, azim=azimuth + 20)
+    axes.set_box_aspect((1, 1, 1))
+    axes.set_axis_off()
+
+
+def _walls_on_sphere(axes, X, y, x_test, centre):
+    """The training points' great circles (blue +1, red -1) and the test point's (gold), front half only."""
+    front = lambda P: P[P @ centre > -0.05]
+    for wall, label in zip(y[:, None] * _lift(X), y):
+        axes.plot(*front(_great_circle(wall)).T, ".", ms=0.8, color="tab:blue" if label > 0 else "tab:red")
+    axes.plot(*front(_great_circle(_lift(x_test)[0])).T, ".", ms=1.5, color="goldenrod")
+
+
+def figure1(X, y, x_test, inside, p_plus, *, random_state=None):
+    """Figure 1 of the paper for a toy: data space (12 separating lines) beside parameter space (the sphere).
+
+    `inside` holds points of the sphere inside version space (uniform draws that passed every wall); they are
+    split by the test point's label into V+ and V- (eq. 6's volumes) and 12 of them are drawn as lines in
+    the plane.  `p_plus` is the test point's exact p+ for the legend.  Draws with pyplot; returns the Figure.
+    """
+    import matplotlib.pyplot as plt
+
+    X, y, x_test, inside = _toy(X, y, x_test, inside, "inside")
+    p_plus = as_scalar(p_plus, "p_plus", low=0.0, high=1.0)
+    rng = as_generator(random_state)
+    centre = _middle(inside)
+    says_plus = inside @ _lift(x_test)[0] > 0
+    figure = plt.figure(figsize=(12, 6), layout="constrained")
+    left = figure.add_subplot(1, 2, 1)
+    grid = np.linspace(-2.5, 2.5, 2)
+    for w in inside[rng.choice(len(inside), min(12, len(inside)), replace=False)]:
+        left.plot(grid, -(w[0] * grid + w[2]) / w[1], color="0.6", lw=0.8)
+    left.plot([], [], color="0.6", lw=0.8, label="12 perceptrons from version space")
+    left.scatter(*X[y > 0].T, s=70, c="tab:blue", label="class +1")
+    left.scatter(*X[y < 0].T, s=70, c="tab:red", marker="s", label="class -1")
+    left.scatter(*x_test.T, s=250, c="gold", marker="*", edgecolor="k", label=f"test point (p+ = {p_plus:.2f})")
+    left.set(xlim=(-2.5, 2.5), ylim=(-2.5, 2.5), xlabel="$x_1$", ylabel="$x_2$",
+             title="data space: points,\nand lines that separate them")
+    left.legend(loc="lower left", fontsize=8)
+
+    right = figure.add_subplot(1, 2, 2, projection="3d")
+    _sphere_axes(right, centre)
+    _walls_on_sphere(right, X, y, x_test, centre)
+    shown = rng.choice(len(inside), min(3000, len(inside)), replace=False)
+    right.scatter(*inside[shown][says_plus[shown]].T, s=2, c="tab:green", label="$V^+$ (test point labelled +1)")
+    right.scatter(*inside[shown][~says_plus[shown]].T, s=2, c="tab:purple", label="$V^-$ (labelled -1)")
+    right.plot([], [], color="tab:blue", label="great circles of class +1 points")
+    right.plot([], [], color="tab:red", label="great circles of class -1 points")
+    right.plot([], [], color="goldenrod", label="the test point's great circle")
+    right.set_title("parameter space: the unit sphere $\\|w\\| = 1$ in $R^3$,\nversion space $V = V^+ \\cup V^-$")
+    right.legend(loc="lower left", fontsize=7)
+    figure.suptitle("Figure 1 of the paper for a toy: points become great circles, version space a region")
+    return figure
+
+
+def _slerp(corners, n_per_arc=12):
+    """The great-circle arcs between consecutive points of the sphere, n_per_arc points each."""
+    t = np.linspace(0, 1, n_per_arc)[:, None]
+    arcs = []
+    for start, end in zip(corners[:-1], corners[1:]):
+        angle = np.arccos(np.clip(start @ end, -1, 1))
+        if angle < 1e-9:
+            continue
+        arcs.append((np.sin((1 - t) * angle) * start + np.sin(t * angle) * end) / np.sin(angle))
+    return np.vstack(arcs) if arcs else corners[:1].copy()
+
+
+def flight_figure(X, y, x_test, alphas, inside, *, title="", n_highlight=25):
+    """The billiard's flight on the sphere (left) and in the gnomonic map (right); returns (Figure, path).
+
+    `alphas` are the ball's coefficients at every event (a bounce or a refresh), one row each, as
+    `KernelBilliard.run(..., record=True)` gives them for the linear kernel on the lifted points; w = alpha
+    @ lift(X).  Between events the ball flies on great circles: `path` holds those arcs (12 points each, in
+    R^3), as drawn, so a caller can check what was drawn.  The first `n_highlight` flights are green.
+    """
+    import matplotlib.pyplot as plt
+
+    X, y, x_test, inside = _toy(X, y, x_test, inside, "inside")
+    alphas = as_matrix(alphas, "alphas")
+    if alphas.shape[1] != len(y) or len(alphas) < 2:
+        raise ValueError(f"alphas must hold at least two events of {len(y)} coefficients (one per training "
+                         f"point), got shape {alphas.shape}")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, got {title!r:.60}")
+    n_highlight = as_positive_int(n_highlight, "n_highlight")
+    corners = alphas @ _lift(X)
+    norms = np.linalg.norm(corners, axis=1)
+    if np.any(norms == 0):
+        raise ValueError("alphas must give points w = alpha @ lift(X) off the origin (a zero row has no direction)")
+    corners = corners / norms[:, None]
+    path = _slerp(corners)
+    centre = _middle(inside)
+    first = 12 * n_highlight
+    figure = plt.figure(figsize=(12, 6), layout="constrained")
+    sphere = figure.add_subplot(1, 2, 1, projection="3d")
+    _sphere_axes(sphere, centre)
+    _walls_on_sphere(sphere, X, y, x_test, centre)
+    sphere.plot(*path.T, color="k", lw=0.3, alpha=0.35, label=f"{len(alphas) - 1} flights")
+    sphere.plot(*path[:first].T, color="tab:green", lw=1.5, label=f"the first {n_highlight} flights")
+    sphere.set_title("the ball on the sphere")
+    sphere.legend(loc="lower left", fontsize=8)
+
+    basis_1 = np.cross(centre, [0, 0, 1.0])
+    basis_1 /= np.linalg.norm(basis_1)
+    basis_2 = np.cross(centre, basis_1)
+
+    def gnomonic(P):                       # onto the plane tangent at the centre: great circles become lines
+        P = P / (P @ centre)[:, None]
+        return np.column_stack([P @ basis_1, P @ basis_2])
+
+    plane = figure.add_subplot(1, 2, 2)
+    for wall, label in zip(y[:, None] * _lift(X), y):
+        circle = _great_circle(wall)
+        plane.plot(*gnomonic(circle[circle @ centre > 0.3]).T, ".", ms=1, color="tab:blue" if label > 0 else "tab:red")
+    circle = _great_circle(_lift(x_test)[0])
+    plane.plot(*gnomonic(circle[circle @ centre > 0.3]).T, ".", ms=1.5, color="goldenrod", label="test point's circle")
+    ahead = path[path @ centre > 0.05]                 # the map holds the hemisphere facing the centre
+    plane.plot(*gnomonic(ahead).T, color="k", lw=0.3, alpha=0.35, label=f"{len(alphas) - 1} flights")
+    plane.plot(*gnomonic(path[:first][path[:first] @ centre > 0.05]).T, color="tab:green", lw=1.5,
+               label=f"the first {n_highlight} flights")
+    plane.scatter(*gnomonic(corners[:1]).T, c="lime", edgecolor="k", s=60, zorder=3, label="start: hard-margin solution")
+    projected = gnomonic(inside)
+    pad = 0.3 * np.ptp(projected, axis=0)
+    plane.set(xlim=(projected[:, 0].min() - pad[0], projected[:, 0].max() + pad[0]),
+              ylim=(projected[:, 1].min() - pad[1], projected[:, 1].max() + pad[1]),
+              xlabel="gnomonic coordinate 1", ylabel="gnomonic coordinate 2",
+              title="gnomonic map: walls are lines, version space a polygon")
+    plane.legend(fontsize=8, loc="lower right")
+    figure.suptitle("The kernel billiard in version space (linear kernel on $(x_1, x_2, 1)$)"
+                    + (f": {title}" if title else ""))
+    return figure, path
