@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kgslab import billiard_reference, check
+from kgslab import billiard, billiard_ball, check
 from kgslab.check.fallback import reference_of
 from written_out import written_out  # noqa: E402
 
@@ -135,9 +135,9 @@ def bounce_in_place(alpha, beta, K, y, last_wall=-1):
 
 
 def test_references_pass(capsys):
-    assert check.nb09_exercise_1(lambda *a, **k: written_out(billiard_reference.flight_times)(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_2(lambda *a, **k: written_out(billiard_reference.next_wall)(*a, **k)).__name__ == '<lambda>'
-    assert check.nb09_exercise_4(lambda *a, **k: written_out(billiard_reference.error_rejection_curve)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_1(lambda *a, **k: written_out(billiard_ball.flight_times)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_2(lambda *a, **k: written_out(billiard_ball.next_wall)(*a, **k)).__name__ == '<lambda>'
+    assert check.nb09_exercise_4(lambda *a, **k: written_out(billiard.error_rejection_curve)(*a, **k)).__name__ == '<lambda>'
     assert capsys.readouterr().out.count("✔ correct on") == 3
 
 
@@ -159,18 +159,18 @@ def test_wrong_bounces_are_named(mistake, capsys):
 
 
 def test_blanks_fall_back_to_the_reference(capsys):
-    assert reference_of(check.nb09_exercise_1(blank)) is billiard_reference.flight_times
-    assert reference_of(check.nb09_exercise_2(blank)) is billiard_reference.next_wall
-    assert reference_of(check.nb09_exercise_3(blank)) is billiard_reference.billiard_bounce
-    assert reference_of(check.nb09_exercise_4(blank)) is billiard_reference.error_rejection_curve
+    assert reference_of(check.nb09_exercise_1(blank)) is billiard_ball.flight_times
+    assert reference_of(check.nb09_exercise_2(blank)) is billiard_ball.next_wall
+    assert reference_of(check.nb09_exercise_3(blank)) is billiard_ball.billiard_bounce
+    assert reference_of(check.nb09_exercise_4(blank)) is billiard.error_rejection_curve
     assert capsys.readouterr().out.count("not attempted yet") == 4
 
 
 def test_slips_are_caught(capsys):
     with np.errstate(divide="ignore"):
-        assert reference_of(check.nb09_exercise_1(flight_times_with_arctan)) is billiard_reference.flight_times
-    assert reference_of(check.nb09_exercise_3(WRONG_BOUNCES["no-reflection"])) is billiard_reference.billiard_bounce
-    assert reference_of(check.nb09_exercise_4(rejection_with_less_or_equal)) is billiard_reference.error_rejection_curve
+        assert reference_of(check.nb09_exercise_1(flight_times_with_arctan)) is billiard_ball.flight_times
+    assert reference_of(check.nb09_exercise_3(WRONG_BOUNCES["no-reflection"])) is billiard_ball.billiard_bounce
+    assert reference_of(check.nb09_exercise_4(rejection_with_less_or_equal)) is billiard.error_rejection_curve
     output = capsys.readouterr().out
     assert output.count("Hint:") == 3 and "✔ correct on" not in output
 
@@ -190,38 +190,38 @@ def curve_over_all_points(confidence, correct, thresholds):
 
 
 def test_more_slips_are_caught_with_a_diagnosis(capsys):
-    assert reference_of(check.nb09_exercise_1(flight_times_unclipped)) is billiard_reference.flight_times
+    assert reference_of(check.nb09_exercise_1(flight_times_unclipped)) is billiard_ball.flight_times
     assert "negative" in capsys.readouterr().out
-    assert reference_of(check.nb09_exercise_2(next_wall_ignoring_last_wall)) is billiard_reference.next_wall
+    assert reference_of(check.nb09_exercise_2(next_wall_ignoring_last_wall)) is billiard_ball.next_wall
     assert "last_wall" in capsys.readouterr().out
-    assert reference_of(check.nb09_exercise_2(next_wall_unguarded)) is billiard_reference.next_wall
+    assert reference_of(check.nb09_exercise_2(next_wall_unguarded)) is billiard_ball.next_wall
     assert "-1 means none" in capsys.readouterr().out
-    assert reference_of(check.nb09_exercise_4(curve_over_all_points)) is billiard_reference.error_rejection_curve
+    assert reference_of(check.nb09_exercise_4(curve_over_all_points)) is billiard.error_rejection_curve
     assert "NOT rejected" in capsys.readouterr().out
 
 
 def test_a_bounce_that_changes_its_input_is_refused(capsys):
-    assert reference_of(check.nb09_exercise_3(bounce_in_place)) is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_3(bounce_in_place)) is billiard_ball.billiard_bounce
     assert "changed its input" in capsys.readouterr().out
 
 
 def test_calling_the_kits_bounce_is_a_cross(capsys):
     def lean_on_the_kit(alpha, beta, K, y, last_wall=-1):
-        new_alpha, new_beta, wall, arc = billiard_reference.billiard_bounce(alpha, beta, K, y, last_wall)
+        new_alpha, new_beta, wall, arc = billiard_ball.billiard_bounce(alpha, beta, K, y, last_wall)
         return _unit(new_alpha, K), _unit(new_beta, K), wall, arc
 
     def wall_from_the_kit(alpha, beta, K, y, last_wall=-1):
-        return billiard_reference.billiard_bounce(alpha, beta, K, y, last_wall)[2:]
+        return billiard_ball.billiard_bounce(alpha, beta, K, y, last_wall)[2:]
 
-    assert reference_of(check.nb09_exercise_3(lean_on_the_kit)) is billiard_reference.billiard_bounce
-    assert reference_of(check.nb09_exercise_2(wall_from_the_kit)) is billiard_reference.next_wall
+    assert reference_of(check.nb09_exercise_3(lean_on_the_kit)) is billiard_ball.billiard_bounce
+    assert reference_of(check.nb09_exercise_2(wall_from_the_kit)) is billiard_ball.next_wall
     assert capsys.readouterr().out.count("Write it yourself") == 2
 
 
 def test_rerun_after_a_fallback_is_still_open(capsys):
     fallback = check.nb09_exercise_3(blank)
     capsys.readouterr()
-    assert reference_of(check.nb09_exercise_3(fallback)) is billiard_reference.billiard_bounce
+    assert reference_of(check.nb09_exercise_3(fallback)) is billiard_ball.billiard_bounce
     output = capsys.readouterr().out
     assert "still open" in output and "✔" not in output
 
@@ -233,7 +233,7 @@ def test_an_endless_flight_is_stopped(capsys, monkeypatch):
         while True:
             pass
 
-    assert reference_of(check.nb09_exercise_1(endless)) is billiard_reference.flight_times
+    assert reference_of(check.nb09_exercise_1(endless)) is billiard_ball.flight_times
     assert "time limit" in capsys.readouterr().out
 
 
