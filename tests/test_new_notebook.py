@@ -9,9 +9,10 @@ in the list, its row in README's points table, and its entry in the reader's tab
   module and every panel module on disk is on a line.  Each message says what to add.
 * the per-notebook tables of the tests are keyed by the list's numbers (`table_gaps`).
 * `test_a_throw_away_notebook_is_picked_up` builds, in a temporary copy of the kit, a notebook after the last one
-  from a tiny solution notebook, its check module and its line, runs `make notebooks` there and then the generic
-  tests of the copy (the list against the tree, the student path, the grading layout, the release, the check
-  registry, the packaged notebooks, the reader of its copy), which find it without any other list being touched.
+  from a tiny solution notebook, its check module, its widget module and its line, runs `make notebooks` there,
+  builds its panel from `kgslab.widgets`, and runs the generic tests of the copy (the list against the tree, the
+  student path, the grading layout, the release, the check registry, the packaged notebooks, the reader of its
+  copy), which find it without any other list being touched.
   Cost: about 10 CPU-s (a Python process that imports the kit and releases, and one pytest run).
 """
 
@@ -133,8 +134,8 @@ def test_every_per_notebook_table_has_each_notebook_and_no_other():
 # ---- a throw-away notebook in a copy of the kit ---------------------------------------------------------------
 
 def _tiny_solution(number: str):
-    """The smallest notebook the guide allows: a title, a set-up, one code exercise and its check, a written
-    answer, a closing cell."""
+    """The smallest notebook the guide allows: a title, a set-up, one code exercise and its check, a panel, a
+    written answer, a closing cell."""
     cells = [
         new_markdown_cell(f"# {number} · A throw-away notebook\n\n**Source:** none; tests/test_new_notebook.py "
                           "builds it to show that the kit's machinery finds a new notebook."),
@@ -143,12 +144,15 @@ def _tiny_solution(number: str):
         new_code_cell('def gram(X):\n    """The Gram matrix of the rows of X."""\n    ### BEGIN SOLUTION\n'
                       "    return X @ X.T\n    ### END SOLUTION"),
         new_code_cell(f"gram = check.nb{number}_exercise_1(gram)"),
+        new_markdown_cell("Move the slider: the line's slope follows."),
+        new_code_cell("from kgslab import widgets\n\npanel = widgets.slope_panel()\npanel"),
         new_markdown_cell("Why is K symmetric?"),
         new_markdown_cell("### BEGIN SOLUTION\nBecause the inner product of two rows is symmetric.\n### END SOLUTION"),
         new_markdown_cell("That is all: the next notebook is the first one again."),
     ]
     for index, cell in enumerate(cells):
         cell["id"] = f"c{index:02d}"
+    cells[6].metadata["tags"] = ["nbval-ignore-output"]            # a widget panel
     notebook = new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
                                        "name": "python3"}
@@ -177,6 +181,26 @@ def _tiny_check_module(number: str) -> str:
         nb{number}_exercise_1 = Exercise("nb{number}_exercise_1", "Exercise 1 (the Gram matrix)", linear_kernel,
                                          _cases, points=1, hint="K_ij is the inner product of rows i and j.")
         ''')
+
+
+TINY_WIDGETS = '''\
+"""The throw-away notebook's panel (tests/test_new_notebook.py): a line whose slope a slider sets."""
+
+import numpy as np
+
+from .base import Panel, float_slider
+
+__all__ = ["slope_panel"]
+
+
+def slope_panel(slope=1.0):
+    def draw(figure, slope):
+        axes = figure.add_subplot()
+        axes.plot([0.0, 1.0], [0.0, slope])
+        axes.set(xlabel="x", ylabel="y", title=f"y = {slope:g} x")
+        return {"y(1)": float(np.float64(slope))}
+    return Panel({"slope": float_slider("slope", slope, 0.0, 2.0, 0.1)}, draw)
+'''
 
 
 def _copy_of_the_kit(destination: Path) -> None:
@@ -215,19 +239,21 @@ def test_a_throw_away_notebook_is_picked_up(tmp_path):
     stem, check_module = f"{number}_throw_away", f"nb{number}_throw_away"
     nbformat.write(_tiny_solution(number), copy / "solutions" / f"{stem}.ipynb")
     (copy / "kgslab" / "check" / f"{check_module}.py").write_text(_tiny_check_module(number), encoding="utf-8")
+    (copy / "kgslab" / "widgets" / "throw_away.py").write_text(TINY_WIDGETS, encoding="utf-8")
 
     # Without its line the list test says what to add; the kit's checks do not know it yet.
     problems = disagreements(copy, NOTEBOOKS, check_exports(NOTEBOOKS))
     assert any(f"solutions/{stem}.ipynb has no line in {LIST_FILE}: add Notebook('{stem}'" in p for p in problems)
     assert any(f"kgslab/check/{check_module}.py is no notebook's check module" in p for p in problems)
+    assert any("kgslab/widgets/throw_away.py is no notebook's panels" in p for p in problems)
 
     # Its line in the one list, then `make notebooks` in the copy (`python -m kgslab.release --tag`: the grading
     # layout, then the student copies), and what the copy's kit sees: the list, the check registry, the student
     # copies it packages, none stale.
-    _add_line(copy / LIST_FILE, f"    Notebook({stem!r}, {check_module!r}),")
+    _add_line(copy / LIST_FILE, f"    Notebook({stem!r}, {check_module!r}, 'throw_away'),")
     probe = _run(["-c", textwrap.dedent(f"""\
         import json, kgslab, pathlib
-        from kgslab import _notebook_list, check, notebooks, release
+        from kgslab import _notebook_list, check, notebooks, release, widgets
         copy = pathlib.Path({str(copy)!r})      # nothing is written before the kit is known to be the copy's
         assert pathlib.Path(kgslab.__file__).is_relative_to(copy) and release.SOLUTIONS == copy / "solutions" \
             and release.NOTEBOOKS.resolve() == (copy / "notebooks").resolve(), (kgslab.__file__, release.NOTEBOOKS)
@@ -235,13 +261,13 @@ def test_a_throw_away_notebook_is_picked_up(tmp_path):
         print(json.dumps({{"made": made, "kit": kgslab.__file__, "stems": _notebook_list.stems(),
                            "keys": [key for key in check.exercises() if key.startswith("nb{number}_")],
                            "packaged": [path.stem for path in notebooks.packaged_notebooks("notebooks")],
-                           "stale": release.check()}}))""")], copy)
+                           "panel": widgets.slope_panel(slope=0.5).values, "stale": release.check()}}))""")], copy)
     assert probe.returncode == 0, probe.stdout[-2000:] + probe.stderr[-2000:]
     seen = json.loads(probe.stdout.strip().splitlines()[-1])
     assert Path(seen["kit"]).is_relative_to(copy) and seen["made"] == 0, seen
     assert seen["stems"] == [notebook.stem for notebook in NOTEBOOKS] + [stem]
     assert seen["keys"] == [f"nb{number}_exercise_1"] and seen["stale"] == []
-    assert seen["packaged"] == seen["stems"]
+    assert seen["packaged"] == seen["stems"] and seen["panel"] == {"y(1)": 0.5}
 
     student = nbformat.read(copy / "notebooks" / f"{stem}.ipynb", as_version=4)
     text = "\n".join(cell.source for cell in student.cells)
@@ -271,7 +297,7 @@ def test_a_throw_away_notebook_is_picked_up(tmp_path):
     assert f"PASSED {generic[-1]}" in lines
 
     # The reader's table of what its written answer states asks for its entry too.
-    listed = (*NOTEBOOKS, Notebook(stem, check_module))
+    listed = (*NOTEBOOKS, Notebook(stem, check_module, "throw_away"))
     assert [gap for gap in table_gaps(listed) if number in gap] == [
         f"tests/test_student_reading.py: ANSWER_FACTS has no entry for notebook {number}: add \"{number}\": "
         "{<model answer cell id>: [<the facts it states>]} ({} when it asks no written question)"]
