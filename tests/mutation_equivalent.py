@@ -88,8 +88,8 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "for a scipy.sparse matrix (csr_matrix), * is the matrix product",
     },
     "nb06_exercise_7_timing": {
-        "line 15: swap the first two arguments in `seconds[k, s] = min(seconds[k, s], time.perf_counter() - tic)   "
-        "# toc`": _SYMMETRIC,
+        "line 16: swap the first two arguments in `seconds[k, s] = min(seconds[k, s], timer() - tic)   # toc`":
+            _SYMMETRIC,
     },
     "nb06_exercise_7_classify": {
         "line 12: flatnonzero(x, ...) -> x in `chosen = np.flatnonzero((language == first) | (language == second))`":

@@ -31,6 +31,7 @@ import os
 import pkgutil
 import re
 import signal
+import time
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -390,8 +391,9 @@ register("kgslab.text.kmer_kernel",
 # Exercise 7's experiments (notebook 06): a kernel is any function of a list of documents.
 register("kgslab.papers.coursework.kernel_timings",
          st.fixed_dictionaries({"kernels": st.just([len]), "docs": docs.filter(lambda d: len(d) >= 2),
-                                "sizes": st.just([1, 2]), "repeat": st.integers(1, 2)}),
-         {"docs": "docs", "repeat": "count"}, skip_bad={"docs": {"a number among the texts"}})
+                                "sizes": st.just([1, 2]), "repeat": st.integers(1, 2),
+                                "timer": st.just(time.perf_counter)}),
+         {"docs": "docs", "repeat": "count", "timer": "function"}, skip_bad={"docs": {"a number among the texts"}})
 
 
 @st.composite

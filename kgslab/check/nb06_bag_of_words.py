@@ -9,15 +9,15 @@ letters (`kgslab.text.words`), not stemmed, stop words kept.
 Then the three experiments of Exercise 7, each a function the notebook runs on
 the corpus (references in `kgslab.papers.coursework`):
 
-* ``kernel_timings(kernels, docs, sizes, repeat)``: checked with stand-in
-  "kernels" that take a known time, longer on every call for each size but the
-  second, and refuse anything but the first n documents for one of the sizes
-  asked for, so that only a function that times the right call and keeps the
-  best of the repeats (not the first, not the last) gets the time the stand-ins
-  are built to take.  They take it on a virtual clock (`virtual_time`): they do
-  not sleep, they move the clocks the student's function reads (time.perf_counter,
-  time.time, timeit, ...) forward by their designed time, so a measurement is
-  exact on any machine, however busy, and a check run takes no time;
+* ``kernel_timings(kernels, docs, sizes, repeat, timer)``: checked with
+  stand-in "kernels" that take a known time, longer on every call for each size
+  but the second, and refuse anything but the first n documents for one of the
+  sizes asked for, so that only a function that times the right call and keeps
+  the best of the repeats (not the first, not the last) gets the time the
+  stand-ins are built to take.  The function reads its clock through ``timer``
+  (as `timeit` does); the check hands it a counting timer that moves only when a
+  stand-in is called, by its designed time, so a measurement is exact on any
+  machine, however busy, no wall clock is read, and a check run takes no time;
 * ``pair_group_means(K_first, K_second, language, article)``: small kernels on
   a few "languages" and "articles" in a scrambled order;
 * ``pair_accuracy(K, language, article, first, second, adatron, C, n_folds)``:
@@ -36,7 +36,6 @@ from sklearn.model_selection import GroupKFold, KFold
 from .. import text as _text
 from ..adatron import adatron_with_bias as _adatron_with_bias
 from ..papers import coursework as _coursework
-from . import virtual_time
 from .cases import Case, Mistake
 from .exercise import Exercise
 from .values import Problem, allclose
@@ -170,14 +169,42 @@ nb06_exercise_7_sparse = Exercise(
 _TIMING_DOCS = tuple(f"document number {k}" for k in range(30))
 
 
-class _SleepingKernel:
+class _CountingTimer:
+    """The timer the check hands ``kernel_timings`` (``timer=``: a zero-argument callable returning seconds, as
+    `timeit` takes one): it reads the seconds the stand-in kernels have taken so far.
+
+    It moves only when a stand-in kernel is called, by exactly that stand-in's designed time (`take`), and reads no
+    wall clock, so a measurement through it is exact on any machine, however busy, and a check run takes no time.
+    The count is the process's (a class attribute), so the grader's child, which rebuilds the timer and the
+    stand-ins from their fields (`kgslab.check.plain`), times them the same way.
+    """
+
+    _plain_fields = ()
+    _taken_ns = 0
+
+    @classmethod
+    def take(cls, seconds: float) -> None:
+        cls._taken_ns += int(round(seconds * 1e9))
+
+    def __call__(self) -> float:
+        return _CountingTimer._taken_ns / 1e9
+
+    def __eq__(self, other):
+        return isinstance(other, _CountingTimer)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "<the check's timer>"
+
+
+class _StandInKernel:
     """A stand-in kernel function: takes `per_document` x n seconds on n documents, plus `extra` on every call for
     each n except the second (so the best of three runs is the second, neither the first nor the last), and refuses
     anything but the first n documents of the case's list for one of the case's `sizes`.
 
-    It takes its time on the virtual clock while the check runs the student's function
-    (`virtual_time.take`: the clocks the function reads move on by exactly that time, no sleep), and sleeps
-    anywhere else.
+    It computes nothing and takes its time on the check's timer (`_CountingTimer.take`): a function that reads
+    the clock through the ``timer`` it is given sees exactly the designed time; any other clock sees almost none.
 
     Equal to any stand-in with the same parameters (its call record is not part of its value), so the check's
     changed-input test sees a fresh copy as unchanged. The grader sends it to its child as these fields
@@ -185,14 +212,13 @@ class _SleepingKernel:
     """
 
     _plain_fields = ("name", "per_document", "extra", "sizes")
-    _takes_virtual_time = True              # the check runs a function handed this stand-in on the virtual clock
 
     def __init__(self, name, per_document, extra, sizes):
         self.name, self.per_document, self.extra, self.sizes = name, per_document, extra, list(sizes)
         self.calls = {}
 
     def __eq__(self, other):
-        return isinstance(other, _SleepingKernel) and (self.name, self.per_document, self.extra, self.sizes) == \
+        return isinstance(other, _StandInKernel) and (self.name, self.per_document, self.extra, self.sizes) == \
             (other.name, other.per_document, other.extra, other.sizes)
 
     __hash__ = None
@@ -209,7 +235,7 @@ class _SleepingKernel:
             raise ValueError(f"the stand-in kernel {self.name} expected the first n documents for n in sizes = "
                              f"{self.sizes}, and got {len(docs)} documents")
         self.calls[len(docs)] = self.calls.get(len(docs), 0) + 1
-        virtual_time.take(self.per_document * len(docs) + (0.0 if self.calls[len(docs)] == 2 else self.extra))
+        _CountingTimer.take(self.per_document * len(docs) + (0.0 if self.calls[len(docs)] == 2 else self.extra))
         return np.eye(len(docs))
 
 
@@ -220,12 +246,13 @@ _EXTRA = 0.1
 def _timing_cases():
     docs = list(_TIMING_DOCS)
     sizes = [5, 10, 30]
-    slow, fast = _SleepingKernel("slow", 0.001, _EXTRA, sizes), _SleepingKernel("fast", 0.00025, _EXTRA, sizes)
+    slow, fast = _StandInKernel("slow", 0.001, _EXTRA, sizes), _StandInKernel("fast", 0.00025, _EXTRA, sizes)
     return [
         Case(f"two stand-in kernels that take 1 ms and 0.25 ms per document ({_EXTRA * 1000:.0f} ms more on every "
-             "call for each n but the second), sizes [5, 10, 30], repeat = 3", ([slow, fast], docs, sizes, 3)),
-        Case("one stand-in kernel, sizes [20], repeat = 1 (the first call is the only one)",
-             ([_SleepingKernel("single", 0.001, _EXTRA, [20])], docs, [20], 1)),
+             "call for each n but the second), sizes [5, 10, 30], repeat = 3, the check's timer",
+             ([slow, fast], docs, sizes, 3), {"timer": _CountingTimer()}),
+        Case("one stand-in kernel, sizes [20], repeat = 1 (the first call is the only one), the check's timer",
+             ([_StandInKernel("single", 0.001, _EXTRA, [20])], docs, [20], 1), {"timer": _CountingTimer()}),
     ]
 
 
@@ -233,15 +260,15 @@ def _timing_hidden(rng):
     """Grading cases the student cannot see: two stand-ins of other speeds, other sizes and another repeat."""
     per_document = rng.uniform(0.0003, 0.0015, 2)
     sizes = sorted(int(n) for n in rng.choice(np.arange(3, len(_TIMING_DOCS) + 1), 3, replace=False))
-    kernels = [_SleepingKernel(f"hidden {k}", float(rate), _EXTRA, sizes) for k, rate in enumerate(per_document)]
-    return [Case("two stand-in kernels of other speeds, other sizes and another repeat",
-                 (kernels, list(_TIMING_DOCS), sizes, int(rng.integers(3, 5))))]
+    kernels = [_StandInKernel(f"hidden {k}", float(rate), _EXTRA, sizes) for k, rate in enumerate(per_document)]
+    return [Case("two stand-in kernels of other speeds, other sizes and another repeat, the check's timer",
+                 (kernels, list(_TIMING_DOCS), sizes, int(rng.integers(3, 5))), {"timer": _CountingTimer()})]
 
 
-# How far from its designed time a correct entry may land: a clock's rounding (time.time's float at today's date
-# is good to 0.3 us, datetime to 1 us; the virtual clock itself is exact), far below the distance of every wrong
-# way of timing from the design: (repeat - 1) / repeat x _EXTRA, 67 ms for the mean of 3 runs (the closest), 100 ms
-# for the first or the last run, per_document x n (at least 0.9 ms) for a clock that does not see the call.
+# How far from its designed time a correct entry may land: the check's timer is exact (nanoseconds as a float),
+# far below the distance of every wrong way of timing from the design: (repeat - 1) / repeat x _EXTRA, 67 ms for
+# the mean of 3 runs (the closest), 100 ms for the first or the last run, per_document x n (at least 0.9 ms) for a
+# clock that does not see the call.
 _CLOCK = 1e-4
 
 
@@ -256,9 +283,8 @@ def _compare_timings(expected, got, case):
     """Each entry within _CLOCK (0.1 ms) of the stand-in's designed best time; the usual slips named.
 
     The anchor is the design, not the reference's own run (`expected`, used for the type and shape).  The
-    stand-ins take their time on the virtual clock, so a correct answer is the design to the clock's rounding on
-    any machine, however busy (the old stand-ins slept, and a sleep woken late put a correct answer outside a
-    50 ms band), and a wrong way of timing is at least 67 ms off.
+    stand-ins take their time on the timer the check hands the function, so a correct answer is the design on
+    any machine, however busy, and a wrong way of timing is at least 0.9 ms off.
     """
     if isinstance(got, np.ndarray) and got.shape != expected.shape:
         swapped = " (rows and columns swapped?)" if got.shape == expected.shape[::-1] else ""
@@ -277,7 +303,7 @@ def _compare_timings(expected, got, case):
     expected = designed
     if np.allclose(got, 1000 * expected, rtol=0.3, atol=12.0):
         return Problem(told, "milliseconds", "Your times look like milliseconds: return seconds, as "
-                                             "time.perf_counter() gives them.")
+                                             "timer() gives them.")
     if np.all(got >= expected - _CLOCK) and np.any(got > expected + _CLOCK):
         return Problem(told, "not-the-best", "Your times are too long: the result is the *best* of the repeated "
                        "runs, the one least disturbed by the machine (here every run of each size but the second is "
@@ -286,10 +312,10 @@ def _compare_timings(expected, got, case):
     if np.any(got < expected - _CLOCK):
         return Problem(told, "too-short", "Your times are too short: does the clock start right before the kernel "
                                           "call and stop right after it, on the first n documents, for each kernel "
-                                          "and each n? (The stand-in kernels compute nothing: they move the clocks "
-                                          "of time.perf_counter, time.time, time.monotonic, timeit and "
-                                          "datetime.now on by a known time. A clock of CPU time, such as "
-                                          "time.process_time, does not see it.)")
+                                          "and each n? Read the clock through the `timer` your function is given "
+                                          "(tic = timer()): the stand-in kernels compute nothing and take their "
+                                          "time on that timer only, so a clock read another way (time.perf_counter() "
+                                          "called by name, time.process_time) does not see it.")
     return told
 
 
@@ -297,10 +323,11 @@ nb06_exercise_7_timing = Exercise(
     "nb06_exercise_7_timing", "Exercise 7 (running times of the kernels)",
     _coursework.kernel_timings, _timing_cases, points=2, compare=_compare_timings, hidden=_timing_hidden,
     hint="Entry [k, s] is the running time of one call kernels[k](docs[:sizes[s]]), the best of `repeat` such "
-         "runs: the clock (time.perf_counter) is read right before the call and right after it.",
+         "runs: the clock, timer() (time.perf_counter by default), is read right before the call and right "
+         "after it.",
     code_hint="seconds = np.full((len(kernels), len(sizes)), np.inf); for each k, s and repeat: "
-              "tic = time.perf_counter(); kernels[k](docs[:n]); "
-              "seconds[k, s] = min(seconds[k, s], time.perf_counter() - tic).")
+              "tic = timer(); kernels[k](docs[:n]); "
+              "seconds[k, s] = min(seconds[k, s], timer() - tic).")
 
 
 # ---- comparing two kernels by kinds of pairs -----------------------------------------------------

@@ -22,7 +22,7 @@ import warnings
 from typing import Callable
 
 from . import closed as _closed
-from . import fallback, forked, plain, virtual_time
+from . import fallback, forked, plain
 from .cases import Case
 from .inputs import argument_names, changed_inputs
 from .memory_limit import OverMemory, peak_traced, stop_over
@@ -74,8 +74,7 @@ def call_student(student, args, kwargs, budget: float | None, closed: frozenset 
 def run_one_case(student, case: Case, reference, closed, budget: float | None) -> dict:
     """Run the student's function on one case; its outcome as plain data (what crosses back from a child)."""
     given_args, given_kwargs = copy.deepcopy((case.args, case.kwargs))   # one copy: objects shared stay shared
-    # stand-ins that take a known time (06's timing exercise) take it on a virtual clock, exact under any load
-    with virtual_time.for_arguments(student, given_args, given_kwargs), peak_traced(case.memory_limit) as peak:
+    with peak_traced(case.memory_limit) as peak:
         kind, got, printed = call_student(student, given_args, given_kwargs, budget, closed, case.memory_limit)
     outcome = {"kind": kind, "printed": printed[-20000:]}
     if case.memory_limit is not None:

@@ -505,3 +505,51 @@ def test_the_worked_reasoning_is_off_while_grading_and_not_in_tab_completion(cap
         check.why("no_such_exercise")
     with pytest.raises(TypeError, match="worked"):
         Exercise("k", "t", _square, lambda: [], points=1, worked=3)
+
+
+# ---- the memory limit: a bare except around the allocation swallows the early stop, not the verdict ----------
+
+def _swallows_the_stop(x, power=2):
+    try:
+        big = np.ones(4_000_000)                # 32 MB, over the case's 8 MB
+        big[0] = 1.0
+    except:                                     # noqa: E722 -- catches the check's early stop (OverMemory)
+        print("swallowed")                      # a C call: a profile function still installed would stop it here
+    return np.asarray(x, dtype=float) ** power
+
+
+MEMORY_CASES = [Case("three numbers, 8 MB", (np.array([1.0, 2.0, 3.0]),), memory_limit=8.0)]
+
+
+def test_a_bare_except_swallows_the_early_stop_once_and_the_peak_after_return_decides():
+    # CPython removes a profile function once it raises: the function sees the stop once, swallows it, runs on
+    # and returns the right value; the peak traced over the call is what the verdict rests on
+    outcome = running.run_one_case(_swallows_the_stop, MEMORY_CASES[0], reference, frozenset(), None)
+    assert outcome["kind"] == "returned" and "swallowed" in outcome["printed"], outcome
+    assert outcome["peak_mb"] > 30, outcome
+    verdict = check.verdicts.judge("Demo", _swallows_the_stop, reference, MEMORY_CASES, outcomes=[outcome])
+    assert not verdict.passed and verdict.mistakes[-1]["mistake"] == "memory", verdict.text
+
+
+@pytest.mark.parametrize("forked", [True, False], ids=["forked child", "in process"])
+def test_a_bare_except_around_the_allocation_still_gets_the_memory_verdict(forked, monkeypatch):
+    if not forked:
+        monkeypatch.setattr(running.forked, "available", lambda: False)
+    elif not running.forked.available():
+        pytest.skip("needs os.fork")
+    verdict = check.verdicts.judge("Demo", _swallows_the_stop, reference, MEMORY_CASES)
+    assert not verdict.passed and verdict.mistakes[-1]["mistake"] == "memory", verdict.text
+    assert "allocated" in verdict.text and "more than the 8 MB" in verdict.text and "swallowed" in verdict.text
+
+
+def test_the_same_function_without_the_allocation_passes():
+    def modest(x, power=2):
+        try:
+            small = np.ones(1000)
+            small[0] = 1.0
+        except:                                 # noqa: E722
+            print("swallowed")
+        return np.asarray(x, dtype=float) ** power
+
+    verdict = check.verdicts.judge("Demo", modest, reference, MEMORY_CASES)
+    assert verdict.passed, verdict.text

@@ -99,62 +99,68 @@ def test_blank_falls_back_and_a_rerun_says_still_open(exercise, capsys):
 
 
 # ---- timings ------------------------------------------------------------------------------------
+# The check hands kernel_timings its own timer (timer=, as timeit takes one); the stand-in kernels take their
+# designed time on it.  Each slip reads its clock through `timer` too, so what it gets wrong is what it times.
 
-def total_of_repeats(kernels, docs, sizes, repeat=3):
+def total_of_repeats(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
     seconds = np.zeros((len(kernels), len(sizes)))
     for k, kernel in enumerate(kernels):
         for s, n in enumerate(sizes):
             for _ in range(repeat):
-                tic = time.perf_counter()
+                tic = timer()
                 kernel(docs[:n])
-                seconds[k, s] += time.perf_counter() - tic
+                seconds[k, s] += timer() - tic
     return seconds
 
 
-def mean_of_repeats(kernels, docs, sizes, repeat=3):
-    return total_of_repeats(kernels, docs, sizes, repeat) / repeat
+def mean_of_repeats(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
+    return total_of_repeats(kernels, docs, sizes, repeat, timer) / repeat
 
 
-def first_run_only(kernels, docs, sizes, repeat=3):
-    return kernel_timings(kernels, docs, sizes, repeat=1)
+def first_run_only(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
+    return kernel_timings(kernels, docs, sizes, repeat=1, timer=timer)
 
 
-def all_documents(kernels, docs, sizes, repeat=3):
-    return kernel_timings([lambda _, kernel=kernel: kernel(docs) for kernel in kernels], docs, sizes, repeat)
+def all_documents(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
+    return kernel_timings([lambda _, kernel=kernel: kernel(docs) for kernel in kernels], docs, sizes, repeat, timer)
 
 
-def swapped_axes(kernels, docs, sizes, repeat=3):
-    return kernel_timings(kernels, docs, sizes, repeat).T
+def swapped_axes(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
+    return kernel_timings(kernels, docs, sizes, repeat, timer).T
 
 
-def clock_around_the_loop(kernels, docs, sizes, repeat=3):
+def clock_around_the_loop(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
     seconds = np.zeros((len(kernels), len(sizes)))
     for k, kernel in enumerate(kernels):
         for s, n in enumerate(sizes):
-            tic = time.perf_counter()
+            tic = timer()
             for _ in range(repeat):
                 kernel(docs[:n])
-            seconds[k, s] = time.perf_counter() - tic
+            seconds[k, s] = timer() - tic
     return seconds
 
 
-def made_up(kernels, docs, sizes, repeat=3):
+def made_up(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
     return np.outer(np.arange(1, len(kernels) + 1), np.asarray(sizes, dtype=float)) * 1e-3
 
 
-def as_a_list(kernels, docs, sizes, repeat=3):
-    return kernel_timings(kernels, docs, sizes, repeat).tolist()
+def as_a_list(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
+    return kernel_timings(kernels, docs, sizes, repeat, timer).tolist()
 
 
-def reverses_docs(kernels, docs, sizes, repeat=3):
+def reverses_docs(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
     docs.reverse()
     docs.reverse()
     docs.append("one more")
-    return kernel_timings(kernels, docs, sizes, repeat)
+    return kernel_timings(kernels, docs, sizes, repeat, timer)
+
+
+def ignores_the_timer(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
+    return kernel_timings(kernels, docs, sizes, repeat)         # the wall clock: the stand-ins take no time there
 
 
 @pytest.mark.parametrize("slip", [total_of_repeats, mean_of_repeats, first_run_only, all_documents, swapped_axes,
-                                  clock_around_the_loop, made_up, as_a_list, reverses_docs],
+                                  clock_around_the_loop, made_up, as_a_list, reverses_docs, ignores_the_timer],
                          ids=lambda f: f.__name__)
 def test_timing_slips_are_caught(slip, capsys):
     assert check.nb06_exercise_7_timing(slip) is not slip
@@ -166,13 +172,13 @@ def test_timing_hint_tiers(capsys):
     check.nb06_exercise_7_timing(mean_of_repeats)
     out = capsys.readouterr().out
     assert "best" in out and 'check.hint("nb06_exercise_7_timing")' in out
-    assert "perf_counter() - tic" not in out            # the code-level hint only on request
+    assert "timer() - tic" not in out                   # the code-level hint only on request
     check.hint("nb06_exercise_7_timing")
-    assert "perf_counter() - tic" in capsys.readouterr().out
+    assert "timer() - tic" in capsys.readouterr().out
 
 
 def test_timing_endless_loop_ends_in_a_verdict(capsys):
-    def endless(kernels, docs, sizes, repeat=3):
+    def endless(kernels, docs, sizes, repeat=3, timer=time.perf_counter):
         while True:
             time.sleep(0.01)
 
@@ -183,18 +189,17 @@ def test_timing_endless_loop_ends_in_a_verdict(capsys):
 
 
 def _no_sleep(seconds):
-    raise AssertionError(f"time.sleep({seconds}) called: the stand-ins should take their time on the virtual clock")
+    raise AssertionError(f"time.sleep({seconds}) called: the stand-ins should take their time on the check's timer")
 
 
-def test_timing_reference_measures_the_calls_on_the_virtual_clock(monkeypatch):
-    """The reference against stand-ins of known duration: exactly their designed best, and no real sleep."""
-    from kgslab.check import virtual_time
+def test_timing_reference_measures_the_calls_on_the_checks_timer(monkeypatch):
+    """The reference against stand-ins of known duration, timed with the case's timer: exactly their designed
+    best, and no real sleep."""
     from kgslab.check.nb06_bag_of_words import _designed_best
 
     monkeypatch.setattr(time, "sleep", _no_sleep)
-    for case in check.nb06_exercise_7_timing.cases():
-        with virtual_time.running(coursework.kernel_timings):
-            seconds = coursework.kernel_timings(*case.args)
+    for case in check.nb06_exercise_7_timing.cases() + check.nb06_exercise_7_timing.hidden(np.random.default_rng(6)):
+        seconds = coursework.kernel_timings(*case.args, **case.kwargs)
         np.testing.assert_allclose(seconds, _designed_best(case), rtol=0, atol=1e-9)
 
 
@@ -209,38 +214,61 @@ def test_the_timing_check_sleeps_nowhere(monkeypatch, capsys):
     assert "AssertionError" not in capsys.readouterr().out
 
 
-# Every way a student may read a clock: each must see the stand-ins' time (a correct best of the runs passes).
+def _jumping(real):
+    """A wall clock on a machine under heavy load: every reading is 10 s later than the last."""
+    jumps = iter(range(10 ** 9))
+
+    def clock(*args):
+        return real(*args) + 10.0 * next(jumps)
+    return clock
+
+
+def test_the_timing_verdict_reads_no_wall_clock(monkeypatch):
+    # time.perf_counter and time.time jump by seconds between any two readings (in the forked child too; the
+    # child's time limit runs on time.monotonic): the solution still passes and the slips still fail with the same
+    # mistakes, so load cannot flip the verdict either way
+    solution = function("06_bag_of_words", "nb06_exercise_7_timing")
+    for name in ("perf_counter", "time"):
+        monkeypatch.setattr(time, name, _jumping(getattr(time, name)))
+    verdict = check.nb06_exercise_7_timing.judge(solution)
+    assert verdict.passed, verdict.text
+    for slip in (mean_of_repeats, first_run_only):
+        verdict = check.nb06_exercise_7_timing.judge(slip)
+        assert not verdict.passed and {m["mistake"] for m in verdict.mistakes} == {"not-the-best"}, verdict.text
+
+
+# Honest ways of timing through the timer a student may write: each passes.
 _TIMED = """
-def kernel_timings(kernels, docs, sizes, repeat=3):
+def kernel_timings(kernels, docs, sizes, repeat=3, timer={default}):
     seconds = np.full((len(kernels), len(sizes)), np.inf)
     for k, kernel in enumerate(kernels):
         for s, n in enumerate(sizes):
             for _ in range(repeat):
-                tic = {start}
+                tic = timer()
                 kernel(docs[:n])
-                seconds[k, s] = min(seconds[k, s], {elapsed})
+                seconds[k, s] = min(seconds[k, s], timer() - tic)
     return seconds
 """
-CLOCKS = {
-    "time.perf_counter": ("time.perf_counter()", "time.perf_counter() - tic"),
-    "time.time": ("time.time()", "time.time() - tic"),
-    "time.monotonic": ("time.monotonic()", "time.monotonic() - tic"),
-    "time.perf_counter_ns": ("time.perf_counter_ns()", "(time.perf_counter_ns() - tic) / 1e9"),
-    "time.time_ns": ("time.time_ns()", "(time.time_ns() - tic) * 1e-9"),
-    "time.monotonic_ns": ("time.monotonic_ns()", "(time.monotonic_ns() - tic) / 1e9"),
-    "time.clock_gettime": ("time.clock_gettime(time.CLOCK_MONOTONIC)",
-                           "time.clock_gettime(time.CLOCK_MONOTONIC) - tic"),
-    "from time import perf_counter": ("perf_counter()", "perf_counter() - tic"),
-    "from time import time as now": ("now()", "now() - tic"),
-    "import time as t": ("t.perf_counter()", "t.perf_counter() - tic"),
-    "timeit.default_timer": ("timeit.default_timer()", "timeit.default_timer() - tic"),
-    "from timeit import default_timer": ("default_timer()", "default_timer() - tic"),
-    "datetime.datetime.now": ("datetime.datetime.now()", "(datetime.datetime.now() - tic).total_seconds()"),
-    "from datetime import datetime": ("datetime_class.now()", "(datetime_class.now() - tic).total_seconds()"),
+HONEST = {
+    "timer=time.perf_counter": _TIMED.format(default="time.perf_counter"),
+    "timer=time.time": _TIMED.format(default="time.time"),
+    "timer=perf_counter (imported by name)": _TIMED.format(default="perf_counter"),
+    "timer=timeit.default_timer": _TIMED.format(default="timeit.default_timer"),
+    "timeit.repeat": "def kernel_timings(kernels, docs, sizes, repeat=3, timer=time.perf_counter):\n"
+                     "    return np.array([[min(timeit.repeat(lambda: kernel(docs[:n]), repeat=repeat, number=1,\n"
+                     "                                        timer=timer))\n"
+                     "                      for n in sizes] for kernel in kernels])",
+    "timeit.Timer": "def kernel_timings(kernels, docs, sizes, repeat=3, timer=time.perf_counter):\n"
+                    "    return np.array([[min(timeit.Timer(lambda: kernel(docs[:n]), timer=timer).repeat(repeat, 1))\n"
+                    "                      for n in sizes] for kernel in kernels])",
+    "a helper that takes the timer": "def once(call, clock):\n"
+                                     "    tic = clock()\n    call()\n    return clock() - tic\n"
+                                     "def kernel_timings(kernels, docs, sizes, repeat=3, timer=time.perf_counter):\n"
+                                     "    return np.array([[min(once(lambda: kernel(docs[:n]), timer)\n"
+                                     "                          for _ in range(repeat)) for n in sizes]\n"
+                                     "                     for kernel in kernels])",
 }
-_IMPORTS = ("import time, timeit, datetime\nimport time as t\nimport numpy as np\nfrom time import perf_counter\n"
-            "from time import time as now\nfrom timeit import default_timer\n"
-            "from datetime import datetime as datetime_class\n")
+_IMPORTS = "import time, timeit\nimport numpy as np\nfrom time import perf_counter\n"
 
 
 def _defined(source):
@@ -249,54 +277,37 @@ def _defined(source):
     return namespace["kernel_timings"]
 
 
-@pytest.mark.parametrize("clock", CLOCKS)
-def test_every_clock_a_student_may_read_sees_the_stand_ins_time(clock, monkeypatch):
+@pytest.mark.parametrize("way", HONEST)
+def test_every_honest_way_of_timing_through_the_timer_passes(way, monkeypatch):
     monkeypatch.setattr(time, "sleep", _no_sleep)
-    start, elapsed = CLOCKS[clock]
-    verdict = check.nb06_exercise_7_timing.judge(_defined(_TIMED.format(start=start, elapsed=elapsed)))
+    verdict = check.nb06_exercise_7_timing.judge(_defined(HONEST[way]))
     assert verdict.passed, verdict.text
 
 
-OTHER_WAYS = {
-    "timeit.repeat": "def kernel_timings(kernels, docs, sizes, repeat=3):\n"
-                     "    return np.array([[min(timeit.repeat(lambda: kernel(docs[:n]), repeat=repeat, number=1))\n"
-                     "                      for n in sizes] for kernel in kernels])",
-    "timeit.Timer": "def kernel_timings(kernels, docs, sizes, repeat=3):\n"
-                    "    return np.array([[min(timeit.Timer(lambda: kernel(docs[:n])).repeat(repeat, 1))\n"
-                    "                      for n in sizes] for kernel in kernels])",
-    "a clock as a default argument": "def kernel_timings(kernels, docs, sizes, repeat=3, clock=time.perf_counter):\n"
-                                     "    return np.array([[min(-clock() + (kernel(docs[:n]), clock())[1]\n"
-                                     "                          for _ in range(repeat)) for n in sizes]\n"
-                                     "                     for kernel in kernels])",
-    "a clock in a closure and a helper": "def timer(clock):\n"
-                                         "    def once(call):\n"
-                                         "        tic = clock()\n        call()\n        return clock() - tic\n"
-                                         "    return once\n"
-                                         "once = timer(time.perf_counter_ns)\n"
-                                         "def kernel_timings(kernels, docs, sizes, repeat=3):\n"
-                                         "    return np.array([[min(once(lambda: kernel(docs[:n])) / 1e9\n"
-                                         "                          for _ in range(repeat)) for n in sizes]\n"
-                                         "                     for kernel in kernels])",
-}
-
-
-@pytest.mark.parametrize("way", OTHER_WAYS)
-def test_timeit_and_clocks_held_elsewhere_see_the_stand_ins_time(way, monkeypatch):
+@pytest.mark.parametrize("clock", ["time.perf_counter()", "time.time()", "time.process_time()"])
+def test_a_clock_read_past_the_timer_is_told_why_its_times_are_too_short(clock, monkeypatch):
+    # the student's own loop reads a clock by name instead of `timer`: the stand-ins take no time there
     monkeypatch.setattr(time, "sleep", _no_sleep)
-    verdict = check.nb06_exercise_7_timing.judge(_defined(OTHER_WAYS[way]))
-    assert verdict.passed, verdict.text
+    source = _TIMED.format(default="time.perf_counter").replace("timer()", clock)
+    verdict = check.nb06_exercise_7_timing.judge(_defined(source))
+    assert not verdict.passed and {m["mistake"] for m in verdict.mistakes} == {"too-short"}, verdict.text
+    assert "Read the clock through the `timer` your function is given" in verdict.text
 
 
-def test_a_clock_of_cpu_time_is_told_why_its_times_are_too_short(monkeypatch):
-    monkeypatch.setattr(time, "sleep", _no_sleep)
-    verdict = check.nb06_exercise_7_timing.judge(
-        _defined(_TIMED.format(start="time.process_time()", elapsed="time.process_time() - tic")))
-    assert not verdict.passed and {m["mistake"] for m in verdict.mistakes} == {"too-short"}
-    assert "time.process_time, does not see it" in verdict.text
+def test_a_function_without_the_timer_argument_is_told_so():
+    source = _TIMED.replace(", timer={default}", "").replace("timer()", "time.perf_counter()")
+    verdict = check.nb06_exercise_7_timing.judge(_defined(source))
+    assert not verdict.passed and "unexpected keyword argument 'timer'" in verdict.text, verdict.text
+
+
+def test_the_reference_refuses_a_timer_that_is_not_a_function():
+    with pytest.raises(TypeError, match=r"timer must be a function of no arguments returning seconds .* got float"):
+        coursework.kernel_timings([len], ["a", "b"], [1], timer=1.5)
 
 
 @pytest.mark.parametrize("slip, mistake", [(mean_of_repeats, "not-the-best"), (total_of_repeats, "not-the-best"),
-                                           (first_run_only, "not-the-best"), (clock_around_the_loop, "not-the-best")])
+                                           (first_run_only, "not-the-best"), (clock_around_the_loop, "not-the-best"),
+                                           (ignores_the_timer, "too-short")])
 def test_each_wrong_way_of_timing_is_named(slip, mistake, monkeypatch):
     monkeypatch.setattr(time, "sleep", _no_sleep)
     verdict = check.nb06_exercise_7_timing.judge(slip)
@@ -304,7 +315,7 @@ def test_each_wrong_way_of_timing_is_named(slip, mistake, monkeypatch):
 
 
 def test_the_timing_band_is_the_clocks_rounding_and_every_wrong_way_is_far_outside_it():
-    # no clock read here: the compare against the design, with what each way of timing gives on the virtual clock
+    # no clock read here: the compare against the design, with what each way of timing gives on the check's timer
     from kgslab.check.nb06_bag_of_words import _CLOCK, _EXTRA, _compare_timings, _designed_best
 
     for case in check.nb06_exercise_7_timing.cases():
