@@ -21,11 +21,21 @@ sorts the m crossings in (-pi/2, pi/2) only (`sweep_half_circle`) and draws a pa
 (`PairTables`).  One matrix-vector product per chain, one arctan and one sort of m numbers per chain, a few passes
 over the m pairs, then per chain a binary search and a plane rotation: nothing else is O(m r).
 
-The run loop (`steps`) makes each step on up to COMPILED_UP_TO training points by compiled loops (numba:
-`_tangents`, `move_compiled`), the same draws and arithmetic as the numpy functions here, which one step of one
-chain uses (`kgslab.circle`: notebook 08's exercise, without numba) and the tests hold the compiled loops to.
-Compiled loops pay off for small m, where a dozen numpy calls on m numbers cost more than their arithmetic
-(benchmarks/bench_kgs.py measures both; benchmarks/measured.md has the figures).
+One step, written twice.  `move_on_circle` makes steps 3-8 in numpy calls, function by function as listed above;
+`_move_chains` makes the same arithmetic as plain loops that numba compiles (`move_compiled`, with `_tangents` for
+step 2).  Each names the other, and tests/test_kgs_engine.py holds them to the same points from the same draws on
+every branch (plain and stacked tables, the log-space path, both sides of the switch).  The run loop (`steps`)
+takes the compiled twin up to COMPILED_UP_TO training points and the numpy twin above: a dozen numpy calls on m
+numbers cost more than their arithmetic for small m (notebook 08's sizes), and the vectorised arctan and sort cost
+less than the loops for large m
+(benchmarks/bench_kgs.py measures both; benchmarks/measured.md has the figures).  Keeping only one would make either
+the notebooks' chains or the large runs slower, and would change the draws of the runs on the side it drops.
+
+`kgslab.circle.step_on_circle` is not a third copy: it is the paper's algorithm for the same Markov step (all 2m
+crossings sorted, an arc drawn by `versionspace.sample_angle`), the reference of notebook 08's Exercise 8.3, whose
+student writes it that way; it makes other draws than the engine's antipodal pairs, and the tests compare the two
+by their distributions (tests/test_kgs.py, tests/test_circle.py against exact posteriors; the sweep's arcs against
+the circle's).  `kgslab.circle.gibbs_step` is the engine's step for one chain, not a copy.
 """
 
 from __future__ import annotations
@@ -389,8 +399,8 @@ def _compiled_move():
 
 def move_compiled(coords, margins, circle, tables, rng):
     """`move_on_circle` by compiled loops (`_move_chains`): the same draws (uniforms (k, 3), one row per chain),
-    the same new points to rounding.  The run loop (`steps`) uses it; one step of one chain (notebook 08's
-    exercise, `kgslab.circle`) uses `move_on_circle`, which needs no numba."""
+    the same new points to rounding.  The run loop (`steps`) uses it up to COMPILED_UP_TO training points;
+    `kgslab.circle.gibbs_step` (one step of one chain) uses `move_on_circle`."""
     k = coords.shape[0]
     direction, slopes = circle
     offsets = (np.zeros(k, dtype=np.int64) if tables.row_offsets is None

@@ -26,8 +26,7 @@ import numpy as np
 
 from ._validation import (as_cross_kernel, as_flip_rate, as_float_array, as_generator, as_matrix, as_signs,
                           as_unit_vector, as_vector)
-# Step 7's draw lives with the version-space tools that notebook 08 imports (with step 2's random_tangent),
-# so that the notebook need not import this module of exercise references.
+# Step 7's draw over the arcs is versionspace's (with step 2's random_tangent), listed here with the other steps.
 from ._kgs_engine import PairTables, move_on_circle, propose_circle
 from .crossings import crossing_angle
 from .versionspace import TWO_PI, sample_angle  # noqa: F401
@@ -139,8 +138,8 @@ def gibbs_step(features, y, coords, q, rng, margins=None):
 
     Keys: direction (the unit tangent v), direction_margins (y_i <v, x_i>), theta, coords (the new point),
     margins (y_i <w_new, x_i>).  `margins` may be passed in to save the product features @ coords.
-    The samplers run the same step for several chains at once (`kgslab._kgs_engine`); it lives here, with
-    notebook 08's exercise references, because it draws its own direction and then takes Exercise 3's step.
+    It is the engine's step (`kgslab._kgs_engine.propose_circle` and `move_on_circle`) for one chain, drawing its
+    own direction: the samplers make the same step for several chains at once.
     """
     features = as_matrix(features, "features")
     y = as_signs(y, length=features.shape[0], length_of="features")

@@ -59,7 +59,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from . import circle as _circle   # eq. 4's votes per draw, with notebook 08's exercise references: private
+from .circle import vote_draws   # eq. 4's vote of every draw on every test point
 from . import evidence
 from ._estimator import (COUNT, KERNEL_CONSTRAINTS, N_DRAWS, NON_NEGATIVE_COUNT, RANDOM_STATE,
                          SAMPLER_PRECOMPUTED_EXPECTED_FAILURES, TARGET_ERROR, KernelClassifier)
@@ -218,7 +218,7 @@ def vote(alphas, K_test):
     """
     alphas = as_matrix(alphas, "alphas")
     K_test = as_cross_kernel(K_test, alphas.shape[1])
-    return _circle.vote_draws(alphas[None], K_test)[0].mean(axis=0)    # one chain's draws of eq. 4, averaged
+    return vote_draws(alphas[None], K_test)[0].mean(axis=0)    # one chain's draws of eq. 4, averaged
 
 
 # ---------------------------------------------------------------------------
@@ -279,7 +279,7 @@ class BayesPointMachine(KernelClassifier):
 
     def vote_proba(self, X):
         """Vote fractions (n, 2): column k is the fraction of samples voting for classes_[k] (eq. 4)."""
-        p_plus = _circle.vote_draws(self.chain_alphas_, self._cross_kernel(X)).mean(axis=(0, 1))
+        p_plus = vote_draws(self.chain_alphas_, self._cross_kernel(X)).mean(axis=(0, 1))
         return np.column_stack([1.0 - p_plus, p_plus])
 
     def vote_convergence(self, X):
@@ -288,7 +288,7 @@ class BayesPointMachine(KernelClassifier):
         The chains' votes on X (eq. 4, one per sample) summarised as `gibbs_run` summarises its monitored votes,
         against the estimator's target_error; the samples are the fit's, so this draws nothing.
         """
-        draws = _circle.vote_draws(self.chain_alphas_, self._cross_kernel(X))
+        draws = vote_draws(self.chain_alphas_, self._cross_kernel(X))
         if draws.shape[1] < 4:
             raise ValueError(f"vote_convergence needs at least 4 samples per chain (split R-hat halves each chain "
                              f"twice); this fit kept {draws.shape[1]} (n_samples)")

@@ -170,3 +170,41 @@ def test_a_tangent_drawn_parallel_to_its_point_is_drawn_again():
     direction = _kgs_engine._tangents(coords, Parallel())
     np.testing.assert_allclose(np.einsum("ij,ij->i", direction, coords), 0, atol=1e-12)
     np.testing.assert_allclose(np.linalg.norm(direction, axis=1), 1)
+
+
+def _both_twins(signed, start, tables, n_steps=30):
+    """(coords, margins, thetas) after n_steps of move_on_circle and of move_compiled, from the same draws."""
+    moved = []
+    for move, tangents in ((move_on_circle, None), (_kgs_engine.move_compiled, _kgs_engine._tangents)):
+        coords, margins, rng = start.copy(), start @ signed.T, np.random.default_rng(5)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            thetas = [move(coords, margins, propose_circle(coords, signed, rng, tangents), tables, rng)
+                      for _ in range(n_steps)]
+        moved.append((coords, margins, np.array(thetas)))
+    return moved
+
+
+def test_the_twins_make_the_same_draws_on_every_branch():
+    # move_on_circle (numpy) and move_compiled (numba) are one step written twice: the run loop takes the compiled
+    # one up to COMPILED_UP_TO training points and the numpy one above. Beyond the plain tables above, they must
+    # agree on the same draws for a flip rate per chain (evidence's ladder), above the switch, and on circles whose
+    # likelihood underflows (the log-space path, FAINT)
+    signed, start = _chains_on(4, 40, 6, 0.1)
+    stacked = PairTables.stacked([0.02, 0.05, 0.1, 0.2, 0.3, 0.45], 40)
+    X_small, y_small, _ = problem(2, m=10, flips=2, seed=2)
+    doubled = np.random.default_rng(7).standard_normal((400, 2))
+    X = np.vstack([X_small, doubled, doubled])
+    y = np.concatenate([y_small, np.ones(400), -np.ones(400)])
+    features, _ = kgs.kernel_coordinates(linear_kernel(X))
+    faint_signed = y[:, None] * features
+    faint_start = _kgs_engine.start_points(features, y, 0.15, 3, np.random.default_rng(1))
+    faint = PairTables.of(0.15, len(y))
+    assert faint.weight[400] * np.pi < FAINT                      # every circle here takes the log-space path
+    large_signed, large_start = _chains_on(3, _kgs_engine.COMPILED_UP_TO + 50, 4, 0.2)
+    for signed_i, start_i, tables in [(signed, start, stacked), (faint_signed, faint_start, faint),
+                                      (large_signed, large_start, PairTables.of(0.2, large_signed.shape[0]))]:
+        (coords, margins, thetas), (coords_c, margins_c, thetas_c) = _both_twins(signed_i, start_i, tables)
+        np.testing.assert_allclose(thetas_c, thetas, atol=1e-9)
+        np.testing.assert_allclose(coords_c, coords, atol=1e-9)
+        np.testing.assert_allclose(margins_c, margins, atol=1e-9)
+        assert not np.allclose(coords, start_i)                       # the chains moved
