@@ -20,7 +20,7 @@ from .._blas import blas_threads
 from .._validation import as_matrix, as_scalar, as_vector
 from ..data import sinc_data
 from ..kernels import rbf_kernel
-from .. import regression as _regression   # private: notebooks 02 and 03 import this package, not their answers
+from .. import regression as _regression
 from ..regression import mse
 from .base import Panel, float_slider, log_slider
 
