@@ -111,7 +111,14 @@ nb03_exercise_4a = Exercise(
          "inverse loses digits there, a linear solve does not.",
     code_hint="factorise once: scipy.linalg.cho_factor(K + sigma2 * I, lower=True) gives C with C C' = "
               "K + sigma2 I; scipy.linalg.cho_solve(factor, y) solves for (K + sigma2 I)^{-1} y, and the "
-              "diagonal of C gives ln det = 2 sum_i ln C_ii (np.linalg.slogdet is an alternative).")
+              "diagonal of C gives ln det = 2 sum_i ln C_ii (np.linalg.slogdet is an alternative).",
+    worked=("With the Cholesky factor $\\mathbf{C}\\mathbf{C}' = \\mathbf{K} + \\sigma^2\\mathbf{I}$, "
+           "$\\det(\\mathbf{K} + \\sigma^2\\mathbf{I}) = \\det(\\mathbf{C})^2 = \\prod_i C_{ii}^2$, so "
+           "$\\ln\\det = 2\\sum_i \\ln C_{ii}$: a sum of $l$ logarithms, each of a moderate number, where "
+           "$\\det$ itself under- or overflows. The same factor gives the data-fit term by two triangular "
+           "solves, $\\mathbf{y}'(\\mathbf{K} + \\sigma^2\\mathbf{I})^{-1}\\mathbf{y} = \\|\\mathbf{C}^{-1}"
+           "\\mathbf{y}\\|^2$, which lose no more digits than the matrix's condition number forces, where an "
+           "explicit inverse loses more."))
 
 
 def _nb03_exercise_4a_curve_cases():
@@ -134,7 +141,15 @@ nb03_exercise_4a_curve = Exercise(
          "log_evidence, one value at a time), and best_sigma2 is the value of sigma2s (not its position) "
          "where the curve is largest.",
     code_hint="a list comprehension over sigma2s calling log_evidence, turned into an array with np.array; "
-              "np.argmax(curve) gives the position of the largest value, and sigma2s[position] the value.")
+              "np.argmax(curve) gives the position of the largest value, and sigma2s[position] the value.",
+    worked=("One eigendecomposition serves the whole curve. In the eigenbasis of "
+           "$\\mathbf{K} = \\mathbf{U}\\,\\mathrm{diag}(\\lambda)\\,\\mathbf{U}'$, with $\\mathbf{z} = "
+           "\\mathbf{U}'\\mathbf{y}$, the covariance of the data has eigenvalues $\\lambda_i + \\sigma^2$, so "
+           "$\\ln p(\\mathbf{y}) = -\\frac12\\sum_i z_i^2/(\\lambda_i + \\sigma^2) - \\frac12\\sum_i"
+           "\\ln(\\lambda_i + \\sigma^2) - \\frac{l}{2}\\ln 2\\pi$: $O(l)$ per $\\sigma^2$ after one $O(l^3)$ "
+           "decomposition, where calling `log_evidence` for each value costs a factorisation each "
+           "(`kgslab.regression.log_evidence` takes the whole array this way). The maximiser is a grid value: "
+           "the curve is smooth, so a finer grid, or an optimiser started there, refines it."))
 
 
 def _nb03_exercise_4b_cases():
@@ -192,7 +207,16 @@ nb03_exercise_4b = Exercise(
          "ill-conditioned: an explicit inverse loses digits there, a linear solve does not.",
     code_hint="one Cholesky factor C of K + sigma2 * I serves both: scipy.linalg.cho_solve for "
               "(K + sigma2 I)^{-1} y, and scipy.linalg.solve_triangular(C, K_test.T, lower=True) gives "
-              "V with k'(K + sigma2 I)^{-1} k = the squared length of the column of V (sum over axis 0).")
+              "V with k'(K + sigma2 I)^{-1} k = the squared length of the column of V (sum over axis 0).",
+    worked=("One Cholesky factor $\\mathbf{C}\\mathbf{C}' = \\mathbf{K} + \\sigma^2\\mathbf{I}$ serves every "
+           "test point: the mean is $\\mathbf{K}_{\\text{test}}\\,\\boldsymbol\\alpha$, where "
+           "$(\\mathbf{K} + \\sigma^2\\mathbf{I})\\,\\boldsymbol\\alpha = \\mathbf{y}$ takes two triangular "
+           "solves, and with "
+           "$\\mathbf{V} = \\mathbf{C}^{-1}\\mathbf{K}_{\\text{test}}'$ (one triangular solve for all test "
+           "points) $\\mathbf{k}'(\\mathbf{K} + \\sigma^2\\mathbf{I})^{-1}\\mathbf{k} = \\|\\mathbf{v}\\|^2$, "
+           "the squared length of that test point's column of $\\mathbf{V}$. A rounding error can make the "
+           "difference in eq. (14) slightly negative where it is 0 in exact arithmetic (a test point on top of "
+           "the data with $\\sigma^2 \\to 0$); clipping at 0 keeps the error bar real."))
 
 
 def _nb03_exercise_4c_cases():
@@ -215,4 +239,10 @@ nb03_exercise_4c = Exercise(
          "result is a tuple (curve, best_L): ln p(y) for each width, and the width (not its position) where "
          "it is largest.",
     code_hint="for each width: rbf_kernel(X, L=width), then your log_evidence with the fixed sigma2; "
-              "np.argmax(curve) is the position of the best width in widths.")
+              "np.argmax(curve) is the position of the best width in widths.",
+    worked="Too small an $L$ lets the prior produce wildly wiggly functions, most of which look nothing like the "
+           "data; too large an $L$ cannot bend fast enough for the central peak of sinc. The evidence prefers a "
+           "width in between: the *Occam factor* at work, with no held-out data. Each width is a new "
+           "$\\mathbf{K}$, so here every point of the curve costs a factorisation; and $\\sigma^2$ stays at 4a's "
+           "value, so this is one step of a coordinate ascent on the surface over $(L, \\sigma^2)$ that the next "
+           "cell draws.")

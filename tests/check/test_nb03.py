@@ -172,3 +172,27 @@ def test_an_endless_experiment_ends_in_a_verdict(capsys, monkeypatch):
 
     assert check.nb03_exercise_4a_curve(endless) is not endless
     assert "time limit" in capsys.readouterr().out
+
+
+def test_the_worked_reasoning_opens_after_a_pass_only(capsys, monkeypatch):
+    """check.why shows 4a's log-determinant reasoning once the student's own log_evidence passed, never before."""
+    monkeypatch.setattr("IPython.get_ipython", lambda: None)     # printed as text (another test may start a shell)
+
+    def log_evidence(K, y, sigma2):
+        raise NotImplementedError()
+
+    check.nb03_exercise_4a(log_evidence)
+    check.why("nb03_exercise_4a")
+    assert "ln C_{ii}" not in capsys.readouterr().out
+
+    def own(K, y, sigma2):
+        sign, log_det = np.linalg.slogdet(K + sigma2 * np.eye(len(y)))
+        return float(-0.5 * y @ np.linalg.solve(K + sigma2 * np.eye(len(y)), y) - 0.5 * log_det
+                     - 0.5 * len(y) * np.log(2 * np.pi))
+
+    assert check.nb03_exercise_4a(own) is own
+    assert 'check.why("nb03_exercise_4a")' in capsys.readouterr().out
+    check.why("nb03_exercise_4a")
+    assert "ln C_{ii}" in capsys.readouterr().out
+    for key in ("nb03_exercise_4a", "nb03_exercise_4a_curve", "nb03_exercise_4b", "nb03_exercise_4c"):
+        assert check.exercises()[key]._worked
