@@ -553,3 +553,26 @@ def test_the_same_function_without_the_allocation_passes():
 
     verdict = check.verdicts.judge("Demo", modest, reference, MEMORY_CASES)
     assert verdict.passed, verdict.text
+
+
+# ---- the grader's flags know the mechanism's modules --------------------------------------------------------
+
+@pytest.mark.parametrize("imports, reach", [
+    ("from kgslab.check import records", "records.LAST_RUNS.clear()"),
+    ("from kgslab.check.records import LastRun", "LastRun('x', print, True, 'passed')"),
+    ("from kgslab.check import verdicts", "verdicts.judge"),
+    ("from kgslab.check import time_limit", "time_limit.grading_mode = lambda: None"),
+    ("from kgslab.check import exercise", "exercise.Exercise.grade = None"),
+    ("from kgslab.check import fallback", "fallback.reference_of(print)"),
+    ("from kgslab.check import running", "running.run_one_case"),
+    ("from kgslab.check import memory_limit", "memory_limit.stop_over"),
+    ("import kgslab.check.values", "kgslab.check.values.allclose"),
+])
+def test_a_graded_function_reaching_into_the_checks_modules_is_flagged(imports, reach):
+    from kgslab.check import flags
+
+    source = f"def ridge_primal(X, y, gamma):\n    {reach}\n    return X.T @ y"
+    notes = flags.flags(["import numpy as np", imports, source], "ridge_primal", "nb01_exercise_1_primal")
+    assert any("internals" in note for note in notes), notes
+    assert flags.flags(["import numpy as np", "def ridge_primal(X, y, gamma):\n    return X.T @ y"], "ridge_primal",
+                       "nb01_exercise_1_primal") == []
