@@ -572,7 +572,7 @@ def zero_lines_problem(draw):
             "y_grid": np.arange(rows, dtype=float)}
 
 
-register("kgslab.widgets.kgs.zero_lines", zero_lines_problem(),
+register("kgslab.papers.kgs2000.zero_lines", zero_lines_problem(),
          {"values": "matrix", "x_grid": "vector", "y_grid": "vector"},
          skip_bad={"values": {"1-d", "3-d"}})
 
@@ -1468,6 +1468,12 @@ register("kgslab.papers.kgs2000.figure4",
 # The paper-sized run (100 sets, minutes): it takes no argument, so there is nothing to refuse; `figure4` above
 # is the same code on a small run.
 register("kgslab.papers.kgs2000.figure4_full", st.nothing(), {})
+# Notebook 08's figures (matplotlib drawings of a run or of the student's arcs): not fuzzed here, where every
+# example would open a figure; tests/test_kgs2000.py draws each on real data, checks what it drew against the
+# computation and the errors that name a bad argument.
+for _name in ("figure1", "figure2", "figure3", "plot_figure4", "evidence_figure", "replica_exchange_figure"):
+    register(f"kgslab.papers.kgs2000.{_name}", st.nothing(), {})
+RESULT_TYPES["kgslab.papers.kgs2000.Figure3Run"] = "the result of figure3 (one panel's run)"
 
 
 @st.composite

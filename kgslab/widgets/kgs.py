@@ -13,38 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.collections import LineCollection
-from skimage.measure import find_contours
 from .._blas import blas_threads
 
 from ..data.kgs import kgs_76_points
-from .._validation import (as_float_array, as_matrix, as_pm1_labels, as_positive_int, as_scalar,
+from .._validation import (as_matrix, as_pm1_labels, as_positive_int, as_scalar,
                            check_random_state_kind)
 from ..evidence import binary_entropy, training_errors
 from ..kernels import rbf_kernel
 from ..kgs import gibbs_sample
+from ..papers.kgs2000 import zero_lines
 from .base import Panel, float_slider
 
-__all__ = ["kgs_panel", "zero_lines"]
-
-
-def zero_lines(values, x_grid, y_grid):
-    """The zero level set of values (len(y_grid), len(x_grid)) as polylines in data coordinates.
-
-    Marching squares (skimage.measure.find_contours): much faster than one matplotlib contour
-    call per sampled classifier; draw the result with one LineCollection.
-    """
-    values = as_float_array(values, "values", ndim=2)
-    x_grid = as_float_array(x_grid, "x_grid", ndim=1)
-    y_grid = as_float_array(y_grid, "y_grid", ndim=1)
-    if values.shape != (len(y_grid), len(x_grid)):
-        raise ValueError(f"values must have shape (len(y_grid), len(x_grid)) = ({len(y_grid)}, {len(x_grid)}), "
-                         f"got {values.shape}")
-    lines = []
-    for contour in find_contours(values, 0.0):
-        rows, cols = contour[:, 0], contour[:, 1]
-        lines.append(np.column_stack([np.interp(cols, np.arange(len(x_grid)), x_grid),
-                                      np.interp(rows, np.arange(len(y_grid)), y_grid)]))
-    return lines
+__all__ = ["kgs_panel"]
 
 
 def kgs_panel(X=None, y=None, *, q: float = 0.1, L: float = 1.0, n_samples: int = 50, burn_in: int = 100,
