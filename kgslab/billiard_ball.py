@@ -69,8 +69,8 @@ class KernelBilliard:
                  [ beta  | y_i <v, phi(x_i)> ]]                [ <v, phi(x_j)> ]]
 
     with ||w|| = ||v|| = 1 and <w, v> = 0.  A flight is a plane rotation of the two rows of each block; a
-    reflection (step 3, notebook 09's Exercise 9.3) updates the direction row of both blocks in O(l + m), from
-    the wall's own row of the kernel matrices.  Nothing recomputes K alpha.  The training block never sees the
+    reflection (step 3) updates the direction row of both blocks in O(l + m), from the wall's own row of the
+    kernel matrices.  Nothing recomputes K alpha.  The training block never sees the
     test points, so the trajectory is bit for bit the same whichever test points ride along.
 
     Test points are credited lazily: the label region of test point j only changes when the ball crosses its
