@@ -1086,9 +1086,12 @@ FALLBACK_HELP_ANSWERS: dict[str, list[str]] = {
 
 @functools.lru_cache(maxsize=1)
 def _shell():
-    """An IPython shell, as a notebook's kernel has (no kernel started: its inspector is what `?`/`??` print)."""
+    """An IPython shell, as a notebook's kernel has (no kernel started: its inspector is what `?`/`??` print).
+
+    Not the process's IPython instance (`InteractiveShell.instance()`): that would make `get_ipython()` answer for
+    every later test in this process, and a check's worked reasoning is then displayed as markdown, not printed."""
     from IPython.core.interactiveshell import InteractiveShell
-    return InteractiveShell.instance()
+    return InteractiveShell()
 
 
 def what_a_student_reads(stem: str) -> list[str]:
