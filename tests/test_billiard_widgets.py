@@ -115,3 +115,33 @@ def test_the_figures_refuse_what_is_not_the_toy(change, match):
         figure1(**{**arguments, **change}, p_plus=0.5)
     with pytest.raises(ValueError, match="alphas must hold"):
         flight_figure(**arguments, alphas=np.ones((3, 5)))
+
+
+def test_figure2_draws_the_committed_curves_with_the_given_curve_function(tmp_path):
+    from kgslab.billiard import error_rejection_curve
+    from kgslab.papers import bt1999
+    from kgslab.widgets import figure2
+
+    committed = {"thyroid": bt1999.load_figure2("thyroid")[0]}
+    calls = []
+
+    def counted_curve(confidence, correct, thresholds):
+        calls.append(len(confidence))
+        return error_rejection_curve(confidence, correct, thresholds)
+
+    figure, theta_max = figure2(committed, {"thyroid": committed["thyroid"]}, curve=counted_curve,
+                                paper_theta_max={"thyroid": 2.15})
+    figure.savefig(tmp_path / "figure2.png", dpi=60)
+    lines, expected_theta = bt1999.study_curves(committed["thyroid"])
+    assert theta_max["committed", "thyroid"] == pytest.approx(expected_theta)
+    assert calls                                                   # the curve function given is the one used
+    (ax,) = figure.axes
+    assert "(paper 2.15)" in ax.get_title() and f"{expected_theta['svm']:.2f}" in ax.get_title()
+    drawn = {line.get_label(): line for line in ax.lines}
+    svm = drawn["SVM with bias, $|f(x)|$, this run (100 splits)"]
+    assert np.allclose(svm.get_xdata(), 100 * lines["svm"]["rejection"])   # the study's curve, in percent
+    labels = ax.get_legend().get_texts()
+    assert "this run" in labels[-1].get_text() and "this run" not in labels[0].get_text()   # committed first
+    plt.close(figure)
+    with pytest.raises(ValueError, match="this_run must hold"):
+        figure2(committed, {"heart": committed["thyroid"]})

@@ -1390,6 +1390,14 @@ register("kgslab.papers.bt1999.study_curves",
                    study_problem(auto=False), st.integers(2, 11), st.sampled_from([None, 5, 10])),
          {"study": "study", "curve": "function", "n_thresholds": "count", "reference_level": "level"},
          skip_bad={"curve": {"None"}, "reference_level": {"None"}}, containers=())
+register("kgslab.widgets.billiard.figure2",
+         st.builds(lambda study, other: {"committed": {"a data set": study}, "this_run": {"a data set": other},
+                                         "paper_theta_max": {"a data set": 2.0}},
+                   study_problem(auto=True), study_problem(auto=False)),
+         {"committed": "studies", "this_run": "studies", "curve": "function"},
+         run=_drawn(_billiard_widgets.figure2), skip_bad={"curve": {"None"}, "this_run": {"None", "an empty dict"},
+                                                         "committed": {"a name not in committed"}}, max_examples=2,
+         containers=())
 
 
 @st.composite
@@ -1542,6 +1550,8 @@ BAD_EXTRA = {
                     ("results None", lambda v: {"a data set": None}),
                     ("+-1 as correct", lambda v: {name: {**r, "trans_correct": np.where(r["trans_correct"], 1, -1) * 0 - 1}
                                                   for name, r in v.items()})],
+    "studies": [("None", lambda v: None), ("an empty dict", lambda v: {}), ("a study None", lambda v: {"a data set": None}),
+                ("a list", lambda v: [v]), ("a name not in committed", lambda v: {"another": next(iter(v.values()))})],
     "sizes": [("None", lambda v: None), ("a number", lambda v: 40), ("a string", lambda v: "40"),
               ("empty", lambda v: ()), ("a size of 0", lambda v: (0,)), ("2.5", lambda v: (2.5,)),
               ("10**12", lambda v: (10**12,))],

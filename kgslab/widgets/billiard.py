@@ -6,6 +6,8 @@ sphere and in a gnomonic map, and a panel with a slider on the rejection thresho
 great circle <w, (x1, x2, 1)> = 0 (the duality of section 2); version space is the spherical polygon those
 circles bound.  The gnomonic map projects the sphere onto the plane tangent at the middle of version space,
 where great circles become straight lines, so the billiard's flights are straight and its walls are lines.
+`figure2` draws the paper's Figure 2 (error on the accepted points against the rejection rate) from
+`kgslab.papers.bt1999.bounce_study` results.
 
 `rejection_panel` draws Figure 2 of the Bayesian transduction paper from precomputed split results
 (`kgslab.papers.bt1999.compare_with_svm`): for each data set the mean generalisation error against the
@@ -18,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..papers.bt1999 import figure2_curves
+from ..papers.bt1999 import PAPER_SIGMA, figure2_curves, study_curves
 from .._validation import as_generator, as_matrix, as_pm1_labels, as_positive_int, as_scalar
 from .base import Panel, float_slider
 
-__all__ = ["figure1", "flight_figure", "rejection_panel"]
+__all__ = ["figure1", "flight_figure", "figure2", "rejection_panel"]
 
 _STYLE = {"trans": ("Bayesian transduction (c_trans)", "tab:blue", "o"),
           "svm": ("SVM (|f(x)|, theta scaled by theta_max)", "tab:red", "s")}
@@ -247,3 +249,79 @@ def flight_figure(X, y, x_test, alphas, inside, *, title="", n_highlight=25):
     figure.suptitle("The kernel billiard in version space (linear kernel on $(x_1, x_2, 1)$)"
                     + (f": {title}" if title else ""))
     return figure, path
+
+
+# ---- Figure 2: error against rejection rate ----------------------------------------------------------------
+
+def _figure2_style(label, levels):
+    """(legend text, colour, line style) of one of `study_curves`' lines."""
+    if label in ("svm", "svm0"):
+        return (f"SVM {'with' if label == 'svm' else 'without'} bias, $|f(x)|$",
+                "tab:red" if label == "svm" else "tab:orange", "-")
+    level = label.split(" ", 1)[1]
+    if level == "auto":
+        return "transduction, 'auto': exact HMC, 8 chains to convergence", "k", "--"
+    n = int(level)
+    return (f"transduction, {f'{n:,}'.replace(',', ' ') if n >= 10_000 else n} bounces", "tab:blue",
+            "-" if n == max(levels) else ":")
+
+
+def figure2(committed, this_run=None, *, curve=None, paper_theta_max=None):
+    """Figure 2 of the paper, one panel per data set: the committed run's curves with error bars (one standard
+    error of the mean over its splits) and, thin and dashed, two curves of `this_run` (the SVM with bias and
+    transduction after the most bounces).
+
+    `committed` and `this_run` map a data set's name to a `bounce_study` result; `curve` is the function that
+    turns one split's confidences into the curve (the student's error_rejection_curve; default the kit's);
+    `paper_theta_max` maps a name to the paper's theta_max, quoted in the panel's title.  The SVMs' thresholds
+    run up to the theta_max at which they reject as many points as transduction at theta = 1.  Returns (Figure,
+    theta_max) with theta_max[source, name] = {"svm": ..., "svm0": ...}, source "committed" or "this run".
+    """
+    import matplotlib.pyplot as plt
+
+    runs = {"committed": committed, "this run": {} if this_run is None else this_run}
+    for argument, value in (("committed", committed), ("this_run", runs["this run"])):
+        if not isinstance(value, dict) or (argument == "committed" and not value):
+            raise TypeError(f"{argument} must be a dict {{data set name: bounce_study result}}"
+                            f"{' with at least one entry' if argument == 'committed' else ''}, got {value!r:.60}")
+    if set(runs["this run"]) - set(committed):
+        raise ValueError(f"this_run must hold data sets of committed ({sorted(committed)}), got "
+                         f"{sorted(runs['this run'])}")
+    if paper_theta_max is not None and not isinstance(paper_theta_max, dict):
+        raise TypeError(f"paper_theta_max must be None or a dict {{name: theta_max}}, got {paper_theta_max!r:.60}")
+    curves, theta_max = {}, {}
+    for source, studies in runs.items():
+        for name, study in studies.items():
+            try:
+                curves[source, name], theta_max[source, name] = study_curves(study, curve=curve)
+            except (TypeError, ValueError) as err:   # say which study it was
+                raise type(err)(f"{'committed' if source == 'committed' else 'this_run'}[{name!r}]: {err}") from err
+    figure, axes = plt.subplots(1, len(committed), figsize=(6.5 * len(committed), 5), layout="constrained",
+                                squeeze=False)
+    for ax, name in zip(axes[0], committed):
+        study = committed[name]
+        levels = [int(level) for level in study["levels"]]
+        for label, line in curves["committed", name].items():
+            text, colour, dash = _figure2_style(label, levels)
+            ax.errorbar(100 * line["rejection"], 100 * line["error"], yerr=100 * line["error_sem"], color=colour,
+                        ls=dash, marker=".", ms=3, lw=1.2, elinewidth=0.5, label=text)
+        if ("this run", name) in curves:
+            own = runs["this run"][name]
+            for label in ("svm", f"trans {int(own['levels'][-1])}"):
+                line = curves["this run", name][label]
+                text, colour, _ = _figure2_style(label, [int(level) for level in own["levels"]])
+                ax.plot(100 * line["rejection"], 100 * line["error"], color=colour, ls="--", lw=0.8, alpha=0.6,
+                        label=f"{text}, this run ({len(own['y_test'])} splits)")
+        sigma = PAPER_SIGMA.get(name)
+        paper = (paper_theta_max or {}).get(name)
+        width = f" ($\\sigma$ = {sigma:g})" if sigma else ""
+        ax.set(xlabel="rejection rate (%)", ylabel="error on accepted points (%)",
+               title=f"{name}{width}, committed run: {len(study['y_test'])} splits; $\\theta_{{max}}$ "
+                     f"{theta_max['committed', name]['svm']:.2f}" + (f" (paper {paper})" if paper is not None else ""))
+        ax.grid(alpha=0.3)
+        handles, labels = ax.get_legend_handles_labels()
+        order = sorted(range(len(labels)), key=lambda k: "this run" in labels[k])   # the committed curves first
+        ax.legend([handles[k] for k in order], [labels[k] for k in order], fontsize=8)
+    figure.suptitle("Figure 2: error against rejection rate; error bars: one standard error of the mean over the "
+                    "committed run's splits")
+    return figure, theta_max
