@@ -132,7 +132,7 @@ ANSWER_FACTS: dict[str, dict[str, list[str]]] = {
     "03": {"c09a": ["data-fit penalty wins", "spreads probability over many data sets"],
            "c16c": ["not where data fall", "band prior nothing learnt", "posterior falls back prior"]},
     "04": {"c10a": ["longer text larger kernel value", "normalising removes dependence length"],
-           "c27": ["mean no longer at origin"], "c22-solution": ["norm mean all entries"]},
+           "c27": ["mean no longer at origin"], "nb04_exercise_5b_norms": ["norm mean all entries"]},
     "05": {"c06": ["normalised kernel best step", "step overshoots parabola"],
            "c25": ["point sits on margin", "bound inside margin misclassified", "profile closest other language"]},
     "06": {"compare-answer": ["stop words make texts look alike"],

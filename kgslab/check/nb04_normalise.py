@@ -80,7 +80,18 @@ nb04_exercise_5b_norms = Exercise(
          "Return the norms, not their squares. For a centred K the mean feature vector is 0, and its squared "
          "norm can come out a tiny negative number by rounding.",
     code_hint="np.diag(K) and K.mean(); clip a negative rounding value at 0 before the square root "
-              "(max(value, 0.0)), or np.sqrt gives nan.")
+              "(max(value, 0.0)), or np.sqrt gives nan.",
+    worked=r"""Every squared norm is an inner product, and every inner product of feature vectors is an entry of
+$\mathbf{K}$:
+
+* $\|\phi(x_i)\|^2 = \langle\phi(x_i), \phi(x_i)\rangle = \mathbf{K}_{ii}$, so the norms are $\sqrt{\mathbf{K}_{ii}}$: all 1
+  after normalising;
+* $\|\bar\phi\|^2 = \frac{1}{l^2}\sum_{i,j}\langle\phi(x_i), \phi(x_j)\rangle = \frac{1}{l^2}\sum_{i,j}\mathbf{K}_{ij}$,
+  the mean of all entries of $\mathbf{K}$: 0 after centring (and then every row of $\mathbf{K}$ has mean 0 too, since
+  row $i$'s mean is $\phi(x_i)'\bar\phi$).
+
+In floating point the mean of a centred $\mathbf{K}$ is a rounding error of either sign, so it is clipped at 0 before
+the square root.""")
 
 
 def _kernel_block(K, rows):
