@@ -125,6 +125,22 @@ def _refuse_text(X):
             refuse_non_real(array, "X")
 
 
+def _n_rows(value):
+    """The number of rows of an array-like, or None where that is not plain to read (left to scikit-learn)."""
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return shape[0] if len(shape) >= 1 else None
+    if isinstance(value, (list, tuple)):
+        return len(value)
+    return None
+
+
+def _is_scalar(value) -> bool:
+    """None, a number or a text where an array goes (numpy would read it as a 0-d array, None as NaN)."""
+    return (value is None or isinstance(value, (str, bytes, Real, np.generic))
+            or (isinstance(value, np.ndarray) and value.ndim == 0))
+
+
 @contextmanager
 def _naming(estimator, names: str):
     """Prefix scikit-learn's validation messages that do not say which argument was wrong.
@@ -181,6 +197,13 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_training_data(self, X, y):
         """scikit-learn's validation of (X, y) for a binary classifier, its messages naming X and y."""
+        what = "X (the precomputed kernel matrix)" if self.kernel == "precomputed" else "X"
+        n_rows, n_labels = _n_rows(X), _n_rows(y)
+        if _is_scalar(X):   # scikit-learn would speak of a "scalar array nan"
+            columns = "n_features" if what == "X" else "n_samples"
+            raise TypeError(f"{what} must be an array of shape (n_samples, {columns}), got {X!r:.60}")
+        if n_rows and n_labels and n_rows != n_labels and getattr(X, "ndim", 2) == 2:
+            raise ValueError(f"y must have one label per row of {what} ({n_rows}), got {n_labels} labels")
         with _naming(self, "X and y"):
             _refuse_text(X)
             X, y = validate_data(self, X, y, dtype=np.float64)

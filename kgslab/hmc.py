@@ -383,12 +383,12 @@ def hmc_run(K, y, K_test, n_iterations="auto", *, n_chains: int = 8, lam: float 
     if K_test is None:
         raise TypeError("K_test must be the (m, l) cross-kernel of the test points, got None")
     n_chains = as_positive_int(n_chains, "n_chains")
-    if n_chains < 2 and isinstance(n_iterations, str):
+    n_iterations = as_n_draws(n_iterations, "n_iterations")
+    if n_chains < 2 and n_iterations == "auto":
         raise ValueError(f"n_chains must be >= 2 for n_iterations='auto' (R-hat compares chains), got {n_chains}")
     burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
     target_error, target_rhat, max_iterations = check_targets(target_error, target_rhat, max_iterations,
                                                               "max_iterations")
-    n_iterations = as_n_draws(n_iterations, "n_iterations")
     auto = n_iterations == "auto"
     limit = max_iterations if auto else n_iterations
     if limit > MAX_ITERATIONS:

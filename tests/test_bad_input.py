@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from kgslab import billiard, evidence, kernels, kgs, regression, text
+from kgslab import billiard, evidence, hmc, kernels, kgs, regression, text
 from kgslab.adatron import KernelAdatron
 from kgslab.adatron import kernel_adatron
 from kgslab.data import sinc_data, xor_data
@@ -589,3 +589,32 @@ def test_span_refuses_a_kernel_narrower_than_float64(function, dtype):
     spans = [versionspace.kernel_span(value) for value in (exact, exact.astype(int), exact.tolist())]
     for span in spans[1:]:
         np.testing.assert_array_equal(span.features, spans[0].features)
+
+
+# ---- errors that named another argument or spoke numpy's language ------------------------------------
+
+@pytest.mark.parametrize("estimator", [KernelAdatron(), KernelPerceptron(), LabelNoiseKFD(),
+                                       KernelAdatron(kernel="precomputed")])
+@pytest.mark.parametrize("X", [None, 1.0, "1.0", np.float64(2.0)])
+def test_an_estimator_refuses_a_number_or_none_for_X_naming_X(estimator, X):
+    """scikit-learn read None as the "scalar array nan"; the message now says X must be a matrix."""
+    with pytest.raises(TypeError, match=r"^X( \(the precomputed kernel matrix\))? must be an array of shape "
+                                        r"\(n_samples, n_(features|samples)\), got "):
+        estimator.fit(X, [1, -1, 1, -1])
+
+
+@pytest.mark.parametrize("estimator", [KernelAdatron(), KernelPerceptron(), LabelNoiseKFD()])
+def test_an_estimator_says_y_is_one_label_short_of_X(estimator):
+    X, y = xor_data(8, random_state=0)
+    with pytest.raises(ValueError, match=r"^y must have one label per row of X( \(the precomputed kernel matrix\))? "
+                                         r"\(8\), got 7 labels$"):
+        estimator.fit(X, y[:7])
+
+
+def test_hmc_run_names_n_iterations_when_it_is_a_wrong_text_with_one_chain():
+    """With n_chains=1 a text n_iterations was reported as n_chains being too small for 'auto'."""
+    K, y = np.eye(4), np.array([1.0, -1.0, 1.0, -1.0])
+    with pytest.raises(ValueError, match=r"^n_iterations must be a positive integer or 'auto', got 'many'"):
+        hmc.hmc_run(K, y, K[:2], "many", n_chains=1)
+    with pytest.raises(ValueError, match=r"^n_chains must be >= 2 for n_iterations='auto'"):
+        hmc.hmc_run(K, y, K[:2], "auto", n_chains=1)

@@ -987,8 +987,9 @@ def rejection_problem(draw):
     n = draw(st.integers(2, 8))
     confidence = np.array(draw(st.lists(probability, min_size=n, max_size=n)))
     thresholds = np.array(draw(st.lists(st.sampled_from(confidence.tolist()), min_size=1, max_size=4)))
-    return {"confidence": confidence, "correct": np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))),
-            "thresholds": thresholds}
+    correct = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    correct[0] = False   # so the bad value "+-1 values" holds a -1 (all True would give valid 1 / 0 values)
+    return {"confidence": confidence, "correct": correct, "thresholds": thresholds}
 
 
 register("kgslab.billiard.error_rejection_curve", rejection_problem(),
