@@ -60,7 +60,7 @@ import numpy as np
 from ._validation import as_bool, as_float_array, as_matrix, as_positive_int, as_scalar, as_vector, binary_classes
 
 __all__ = [
-    "LabelNoiseEM", "label_noise_em", "label_noise_em_fields", "noise_rates_from_flip_rates", "flip_rates_from_noise_rates",
+    "LabelNoiseEM", "label_noise_em", "label_noise_em_as_tuple", "noise_rates_from_flip_rates", "flip_rates_from_noise_rates",
     "e_step", "m_step",
 ]
 
@@ -97,7 +97,7 @@ def _swap_conditioning(rates, priors):
     return marginal, np.array([rates[1] * priors[1], rates[0] * priors[0]]) / np.maximum(marginal, 1e-300)
 
 
-def label_noise_em_fields(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
+def label_noise_em_as_tuple(X, y_index, initial_flip_rates, shared_covariance=False, max_iter=1000, tol=1e-6):
     """`label_noise_em` as a tuple ``(means, covariances, flip_rates, posterior, log_likelihoods)``.
 
     y_index holds each point's observed label as 0 or 1.  The fields of `LabelNoiseEM` in the order notebook

@@ -332,7 +332,7 @@ register("kgslab.label_noise.label_noise_em", em_problem(),
           "max_iter": "count", "tol": "nonneg", "reg_covar": "nonneg"},
          skip_bad={"initial_flip_rates": set()})
 RESULT_TYPES["kgslab.label_noise.LabelNoiseEM"] = "the result of label_noise_em"
-register("kgslab.label_noise.label_noise_em_fields",
+register("kgslab.label_noise.label_noise_em_as_tuple",
          em_problem().map(lambda p: {"X": p["X"], "y_index": (p["y"] > 0).astype(int),
                                      "initial_flip_rates": p["initial_flip_rates"],
                                      "shared_covariance": p["shared_covariance"], "max_iter": p["max_iter"]}),

@@ -229,7 +229,7 @@ def _compare_em(expected, got, case=None):
 
 nb10_exercise_4 = Exercise(
     "nb10_exercise_4", "Exercise 10.4 (the EM loop)",
-    _label_noise.label_noise_em_fields, _nb10_exercise_4_cases, points=3, closed=("kgslab.label_noise.label_noise_em",), compare=_compare_em,
+    _label_noise.label_noise_em_as_tuple, _nb10_exercise_4_cases, points=3, closed=("kgslab.label_noise.label_noise_em",), compare=_compare_em,
     hint="start from the labels as they are (q_n one-hot at yhat_n) and one M-step for the Gaussians, with the "
          "flip rates at their starting values; then alternate: log-densities of the current Gaussians, E-step, "
          "stop once the log-likelihood rises by less than tol, else M-step. A rate started at 0 stays 0.",

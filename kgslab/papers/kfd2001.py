@@ -32,7 +32,7 @@ from ..kfd import KFD, LabelNoiseKFD
 from ..label_noise import SingularCovarianceError
 # Private: notebook 10 imports this module, and these are (or invert) the references of its Exercises 10.1 and 10.4.
 from ..label_noise import flip_rates_from_noise_rates as _flip_rates
-from ..label_noise import label_noise_em_fields as _run_em
+from ..label_noise import label_noise_em_as_tuple as _run_em
 from ..label_noise import noise_rates_from_flip_rates as _noise_rates
 
 __all__ = [
