@@ -145,3 +145,31 @@ def test_figure2_draws_the_committed_curves_with_the_given_curve_function(tmp_pa
     plt.close(figure)
     with pytest.raises(ValueError, match="this_run must hold"):
         figure2(committed, {"heart": committed["thyroid"]})
+
+
+def test_bounce_error_figure_draws_the_runs_against_hoeffdings_deviation():
+    from kgslab.widgets import bounce_error_figure
+
+    checkpoints = np.array([10.0, 100.0, 1000.0, 10000.0])
+    errors = np.random.default_rng(0).uniform(0.01, 0.3, (5, 4))
+    figure = bounce_error_figure(checkpoints, errors, eta=0.01, epsilon=0.05)
+    (ax,) = figure.axes
+    mean_line, hoeffding_line, vertical = ax.lines
+    assert np.allclose(mean_line.get_ydata(), errors.mean(axis=0))
+    assert np.allclose(hoeffding_line.get_ydata(), [0.480, 0.152, 0.048, 0.015], atol=5e-4)   # sqrt(ln 100 / 2n)
+    assert vertical.get_xdata()[0] == 922                       # eq. (8) at epsilon = 0.05, eta = 0.01
+    plt.close(figure)
+
+
+def test_confidence_scatter_marks_the_wrong_points():
+    from kgslab.widgets import confidence_scatter
+
+    correct = np.array([True, True, False, True, False])
+    figure = confidence_scatter(np.array([0.5, 1.0, 2.0, 4.0, 8.0]), np.array([1.0, 0.4, 0.2, 1.0, 0.9]), correct)
+    (ax,) = figure.axes
+    right, wrong = ax.collections
+    assert len(right.get_offsets()) == 3 and np.allclose(wrong.get_offsets(), [[2.0, 0.2], [8.0, 0.9]])
+    assert ax.get_xscale() == "log"
+    plt.close(figure)
+    with pytest.raises(ValueError, match="svm_confidence must be > 0"):
+        confidence_scatter(np.array([0.0, 1.0]), np.array([1.0, 1.0]), np.array([True, False]))

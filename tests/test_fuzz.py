@@ -1141,6 +1141,19 @@ register("kgslab.widgets.billiard.flight_figure",
                                              "alphas": _toy_alphas(seed), "title": "a title", "n_highlight": 5}),
          {**_TOY_KINDS, "alphas": "matrix", "title": "text", "n_highlight": "count"},
          run=_drawn(_billiard_widgets.flight_figure), max_examples=2, containers=())
+register("kgslab.widgets.billiard.bounce_error_figure",
+         st.integers(0, 3).map(lambda seed: {"checkpoints": np.array([10.0, 100.0, 1000.0]),
+                                             "errors": np.random.default_rng(seed).uniform(0.01, 0.3, (4, 3)),
+                                             "eta": 0.01, "epsilon": 0.05, "title": "a title"}),
+         {"checkpoints": "vector", "errors": "matrix", "eta": "probability", "epsilon": "positive", "title": "text"},
+         run=_drawn(_billiard_widgets.bounce_error_figure), skip_bad={"epsilon": {"2.0", "4.0"}}, max_examples=2,
+         containers=())
+register("kgslab.widgets.billiard.confidence_scatter",
+         st.integers(0, 3).map(lambda seed: {"svm_confidence": np.random.default_rng(seed).uniform(0.1, 5, 12),
+                                             "c_trans": np.random.default_rng(seed + 1).uniform(0, 1, 12),
+                                             "correct": np.arange(12) % 3 > 0, "title": "a title"}),
+         {"svm_confidence": "vector", "c_trans": "vector", "correct": "booleans", "title": "text"},
+         run=_drawn(_billiard_widgets.confidence_scatter), max_examples=2, containers=())
 
 # ---- reference solutions made public by issue 15 -----------------------------------------------------------
 

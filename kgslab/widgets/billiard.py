@@ -7,7 +7,8 @@ great circle <w, (x1, x2, 1)> = 0 (the duality of section 2); version space is t
 circles bound.  The gnomonic map projects the sphere onto the plane tangent at the middle of version space,
 where great circles become straight lines, so the billiard's flights are straight and its walls are lines.
 `figure2` draws the paper's Figure 2 (error on the accepted points against the rejection rate) from
-`kgslab.papers.bt1999.bounce_study` results.
+`kgslab.papers.bt1999.bounce_study` results; `bounce_error_figure` the measured error of volume estimates
+against Hoeffding's deviation (eq. 8); `confidence_scatter` the two confidence measures of one split.
 
 `rejection_panel` draws Figure 2 of the Bayesian transduction paper from precomputed split results
 (`kgslab.papers.bt1999.compare_with_svm`): for each data set the mean generalisation error against the
@@ -21,10 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..papers.bt1999 import PAPER_SIGMA, figure2_curves, study_curves
-from .._validation import as_generator, as_matrix, as_pm1_labels, as_positive_int, as_scalar
+from .._validation import (as_correct_flags, as_generator, as_matrix, as_pm1_labels, as_positive_int, as_scalar,
+                          as_vector)
 from .base import Panel, float_slider
 
-__all__ = ["figure1", "flight_figure", "figure2", "rejection_panel"]
+__all__ = ["figure1", "flight_figure", "figure2", "bounce_error_figure", "confidence_scatter", "rejection_panel"]
 
 _STYLE = {"trans": ("Bayesian transduction (c_trans)", "tab:blue", "o"),
           "svm": ("SVM (|f(x)|, theta scaled by theta_max)", "tab:red", "s")}
@@ -325,3 +327,60 @@ def figure2(committed, this_run=None, *, curve=None, paper_theta_max=None):
     figure.suptitle("Figure 2: error against rejection rate; error bars: one standard error of the mean over the "
                     "committed run's splits")
     return figure, theta_max
+
+
+# ---- the appendix's figures: the error against eq. (8), and the two confidences of one split ----------------
+
+def bounce_error_figure(checkpoints, errors, *, eta=0.01, epsilon=0.05, title=""):
+    """The worst |p+ estimate - exact| of several runs after n bounces (mean and range over the runs) against
+    Hoeffding's deviation epsilon(n) = sqrt(ln(1/eta) / 2n) (eq. 8 read the other way), with a line at the n
+    eq. (8) asks for `epsilon`.  `errors` is (runs, len(checkpoints)).  Returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    checkpoints = as_vector(checkpoints, "checkpoints")
+    if np.any(checkpoints <= 0):
+        raise ValueError(f"checkpoints must be numbers of bounces > 0, got {float(np.min(checkpoints)):g}")
+    errors = as_matrix(errors, "errors")
+    if errors.shape[1] != len(checkpoints):
+        raise ValueError(f"errors must have one column per entry of checkpoints ({len(checkpoints)}), got shape "
+                         f"{errors.shape}")
+    eta = as_scalar(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
+    epsilon = as_scalar(epsilon, "epsilon", low=0.0, high=1.0, low_open=True)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, got {title!r:.60}")
+    n_hoeffding = int(np.ceil(np.log(1.0 / eta) / (2.0 * epsilon ** 2)))
+    runs = len(errors)
+    figure, ax = plt.subplots(figsize=(7, 4.5))
+    ax.loglog(checkpoints, errors.mean(axis=0), "o-", label=f"billiard: worst |p+ estimate - exact| (mean of {runs} runs)")
+    ax.fill_between(checkpoints, errors.min(axis=0), errors.max(axis=0), alpha=0.2, label=f"range over the {runs} runs")
+    ax.loglog(checkpoints, np.sqrt(np.log(1.0 / eta) / (2.0 * checkpoints)), "k--",
+              label=f"Hoeffding's epsilon(n), eta = {eta:g} (eq. 8)")
+    ax.axvline(n_hoeffding, color="0.5", lw=0.8)
+    ax.text(n_hoeffding * 1.1, 0.3, f"n = {n_hoeffding}:\nepsilon = {epsilon:g}", fontsize=8)
+    ax.set(xlabel="number of bounces n", ylabel="deviation from the exact volume ratio",
+           title=title or "How many bounces the volume estimate needs")
+    ax.legend(fontsize=8, loc="lower left")          # the upper right holds the label of Hoeffding's n
+    return figure
+
+
+def confidence_scatter(svm_confidence, c_trans, correct, *, title=""):
+    """Each test point's SVM confidence |f(x)| (log scale) against its transductive confidence c_trans (eq. 7),
+    the points transduction labels wrongly marked.  Returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    svm_confidence = as_vector(svm_confidence, "svm_confidence")
+    c_trans = as_vector(c_trans, "c_trans", length=len(svm_confidence), length_of="svm_confidence")
+    correct = as_correct_flags(correct, "correct", len(svm_confidence))
+    if np.any(svm_confidence <= 0):
+        raise ValueError("svm_confidence must be > 0 (|f(x)| on a log scale), got "
+                         f"{float(np.min(svm_confidence)):g}")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, got {title!r:.60}")
+    figure, ax = plt.subplots(figsize=(7, 4.5))
+    ax.scatter(svm_confidence[correct], c_trans[correct], s=18, label="transduction correct")
+    ax.scatter(svm_confidence[~correct], c_trans[~correct], s=60, marker="x", c="red", label="transduction wrong")
+    ax.set_xscale("log")
+    ax.set(xlabel="SVM confidence $c_{ind} = |f(x)|$ (log scale)", ylabel="transduction confidence $c_{trans}$ (eq. 7)",
+           title=title or "the two confidence measures")
+    ax.legend()
+    return figure
