@@ -46,7 +46,7 @@ from nbgrader.api import Gradebook  # noqa: E402
 from grading_class import LOSES, STEM, class_notebooks, make_course, submit_class  # noqa: E402
 from kgslab import check  # noqa: E402
 from kgslab.grade import grade_class  # noqa: E402
-from kgslab.grade.report import class_rows  # noqa: E402
+from kgslab.grade.class_report import class_rows  # noqa: E402
 from test_grading import _nbgrader  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

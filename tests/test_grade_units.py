@@ -26,7 +26,7 @@ from kgslab.grade import run  # noqa: E402
 from kgslab.grade.__main__ import main  # noqa: E402
 from kgslab.grade.merge import merge_submission  # noqa: E402
 from kgslab.grade.record import Record, folder_hash  # noqa: E402
-from kgslab.grade.report import class_rows, exercise_rates, ranked_mistakes, write_report  # noqa: E402
+from kgslab.grade.class_report import class_rows, exercise_rates, ranked_mistakes, write_report  # noqa: E402
 from kgslab.grade.worker import read_rows  # noqa: E402
 from kgslab.grader import GradeOutsideKernel  # noqa: E402
 

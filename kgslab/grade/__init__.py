@@ -14,7 +14,7 @@ defended grading preprocessors), for every submission of an assignment:
 * `record`: which submission file (its hash) was graded, so a rerun skips it;
 * `run`: the submissions spread over local processes (concurrent.futures) or a
   Dask cluster (``--scheduler``), with a progress bar and a summary line;
-* `report`: the class report (HTML page and CSV) read from the gradebook and
+* `class_report`: the class report (HTML page and CSV) read from the gradebook and
   the structured verdicts kgslab.grader leaves in the autograded notebooks.
 """
 

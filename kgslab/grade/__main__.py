@@ -76,7 +76,7 @@ def main(argv=None) -> int:
         print(f"failed before (same files): {student}: {reason}")
     print(summary.line())
     if args.report:
-        from .report import write_report
+        from .class_report import write_report
 
         html, csv = write_report(Path(args.course_dir), args.assignment)
         print(f"report: {html} and {csv}")
