@@ -93,7 +93,12 @@ nb10_exercise_1 = Exercise(
          "priors are its column sums; gamma_k is the part of column k that is off the diagonal, as a share of "
          "that column. Conditioning on the true class instead gives back the noise rates.",
     code_hint="P(yhat = 0) = (1 - e_0) p_0 + e_1 p_1 and P(yhat = 1) = e_0 p_0 + (1 - e_1) p_1; "
-              "gamma_0 = e_1 p_1 / P(yhat = 0), gamma_1 = e_0 p_0 / P(yhat = 1); return two arrays of shape (2,).")
+              "gamma_0 = e_1 p_1 / P(yhat = 0), gamma_1 = e_0 p_0 / P(yhat = 1); return two arrays of shape (2,).",
+    worked=r"""The joint table $P(y = j, \hat y = k)$ holds both conventions: the noise rates divide
+its off-diagonal entries by the row sums (the true priors), the flip rates by the column sums (the observed priors).
+On the paper's toy, $P(\hat y = 2) = 0.8 \cdot 0.2 + 0.2 \cdot 0.8 = 0.32$, and the two off-diagonal entries are
+equal ($0.16$ each), so half of the points labelled 2 are really class 1: $\gamma_2 = 0.5$, although only 20% of
+each class was flipped.""")
 
 
 # ---- Exercise 10.2 ------------------------------------------------------------------------------
@@ -129,7 +134,13 @@ nb10_exercise_2 = Exercise(
          "the two classes. Stay in logarithms throughout.",
     code_hint="for a point labelled k, P(y = k | yhat = k) = 1 - gamma_k and P(y != k | yhat = k) = gamma_k; add "
               "their logs to log_density, normalise each row with scipy.special.logsumexp, and sum the row "
-              "logsumexps for the log-likelihood. A rate of 0 gives log 0 = -inf: let it (np.errstate).")
+              "logsumexps for the log-likelihood. A rate of 0 gives log 0 = -inf: let it (np.errstate).",
+    worked=r"""The bound is tight when $q_n$ is the posterior over the point's true class, given its input and
+its own label:
+$$q_n(y) = P(y \mid \mathbf{x}_n, \hat y_n) = \frac{p(\mathbf{x}_n \mid y)\, P(y \mid \hat y_n)}{\sum_{y'} p(\mathbf{x}_n \mid y')\, P(y' \mid \hat y_n)}.$$
+The denominator is the point's term of $\mathcal{L}$, so the same normalisation (a log-sum-exp, since in 50 dimensions
+the densities underflow) gives the posterior and the log-likelihood at once. A point whose label's flip rate is 0 gets
+$q_n(y \neq \hat y_n) = 0$ exactly.""")
 
 
 # ---- Exercise 10.3 ------------------------------------------------------------------------------
@@ -166,7 +177,17 @@ nb10_exercise_3 = Exercise(
          "rate of label k is estimated from the points labelled k only.",
     code_hint="N_y = sum_n q_n(y); m_y = sum_n q_n(y) x_n / N_y; C_y = sum_n q_n(y) (x_n - m_y)(x_n - m_y)' / N_y "
               "(maximum likelihood: divide by N_y, not N_y - 1); shared: one C = sum over both classes / N; "
-              "gamma_k = mean of q_n(1 - k) over the points labelled k.")
+              "gamma_k = mean of q_n(1 - k) over the points labelled k.",
+    worked=r"""Setting the derivatives of the bound to zero, with the expected class sizes $N_y$ of the
+text:
+$$\mathbf{m}_y = \frac{1}{N_y}\sum_n q_n(y)\,\mathbf{x}_n, \qquad
+\mathbf{C}_y = \frac{1}{N_y}\sum_n q_n(y)\,(\mathbf{x}_n - \mathbf{m}_y)(\mathbf{x}_n - \mathbf{m}_y)',$$
+$$\gamma_k = \frac{1}{\#\{n : \hat y_n = k\}} \sum_{n : \hat y_n = k} q_n(y \neq k).$$
+These are the updates of a mixture of two Gaussians, except that each point's mixing weights come from its own
+label. With one **shared** covariance,
+$\mathbf{C} = \frac{1}{N}\sum_y \sum_n q_n(y)(\mathbf{x}_n - \mathbf{m}_y)(\mathbf{x}_n - \mathbf{m}_y)'$.
+A rate of exactly 0 stays 0: every point labelled $k$ then gets $q_n(y \neq k) = 0$ in the E-step, and the update of
+$\gamma_k$ returns 0. That is the trap the text warns of: a rate to be learnt must start positive.""")
 
 
 # ---- Exercise 10.4: the EM loop -----------------------------------------------------------------
@@ -281,4 +302,10 @@ nb10_exercise_5 = Exercise(
          "two weighted scatters around those means added up (not normalised), and alpha the maximiser of the "
          "Rayleigh quotient J(alpha) with mu I added to N.",
     code_hint="M_y = sum_n q_n(y) k_n / N_y (rows of K_basis are k_n); N = sum_y sum_n q_n(y) (k_n - M_y)(k_n - M_y)' "
-              "(not divided by anything); alpha = np.linalg.solve(N + mu I, M_1 - M_0).")
+              "(not divided by anything); alpha = np.linalg.solve(N + mu I, M_1 - M_0).",
+    worked=r"""$J$ is a ratio of two quadratic forms; its gradient vanishes where
+$(\mathbf{N} + \mu\mathbf{I})\boldsymbol\alpha$ is parallel to $\mathbf{M}_1 - \mathbf{M}_0$ (the numerator's gradient
+is along that vector), so
+$$\boldsymbol\alpha^* \propto (\mathbf{N} + \mu\mathbf{I})^{-1}(\mathbf{M}_1 - \mathbf{M}_0).$$
+One linear solve, no eigenproblem: the numerator has rank one. Any nonzero multiple of $\boldsymbol\alpha^*$, of either
+sign, gives the same $J$.""")

@@ -246,3 +246,37 @@ def test_toy_table_says_what_is_wrong_with_its_em():
         kfd2001.toy_table((200,), 1, random_state=1, em="run_em")
     with pytest.raises(ValueError, match="em must return means"):
         kfd2001.toy_table((200,), 1, random_state=1, em=lambda X, y, r: independent_em(X, y, r)[1:])
+
+
+@pytest.mark.parametrize("n, right, words", [
+    (1, convert, "gamma_2 = 0.5"), (2, brute_e_step, "the point's term of"),
+    (3, loop_m_step, "mixture of two Gaussians"), (5, explicit_fisher, "rank one")])
+def test_the_worked_reasoning_opens_only_after_the_students_own_pass(n, right, words, capsys, monkeypatch):
+    """check.why shows an exercise's derivation once the student's own function passed, never before."""
+    import IPython
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # printed as text (another test may start a shell)
+    key = f"nb10_exercise_{n}"
+    checker = getattr(check, key)
+    worked = checker._worked.strip()
+    assert words in worked
+
+    def blank(*args):
+        raise NotImplementedError()
+
+    checker(blank)
+    capsys.readouterr()
+    check.why(key)
+    closed = capsys.readouterr().out
+    assert "opens here once your own function passes" in closed and words not in closed
+    assert checker(right) is right
+    assert f'check.why("{key}")' in capsys.readouterr().out
+    check.why(key)
+    assert worked[:60] in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check.why(key)
+    assert "off while the notebook is graded" in capsys.readouterr().out
+    monkeypatch.delenv("NBGRADER_EXECUTION")
+    checker(blank)                              # leave the record open: closed again
+    capsys.readouterr()
+    check.why(key)
+    assert words not in capsys.readouterr().out
