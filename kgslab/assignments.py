@@ -68,7 +68,8 @@ c.CourseDirectory.course_id = "{course_id}"
 # The stubs kgslab's own release writes, so student copies look the same either way.
 c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
-# Some paper-sized cells take tens of seconds; each check limits a student's function on its own.
+# Long enough for the paper-sized cells (benchmarks/notebooks.md times every notebook); it ends only a cell
+# that hangs: each check limits a student's function on its own.
 c.Execute.timeout = {timeout}
 # A deleted test cell comes back (and scores from the grader's verdict), not "needs manual grade";
 # kgslab.grader.RestoreDeletedCells puts it back after its check cell (nbgrader 0.9's own placement fails there).
@@ -98,7 +99,7 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 # What a student receives (kgslab.feedback): smaller figures with alt text (their titles), code without syntax
-# colouring (its markup was most of a page), so a notebook's feedback stays under 500 KB.
+# colouring (its markup would be most of the page), so a notebook's feedback stays under 500 KB.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",

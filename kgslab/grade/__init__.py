@@ -1,6 +1,6 @@
 """Grading a whole class: ``python -m kgslab.grade COURSE_DIR NN_topic`` (README, "Grading a class").
 
-nbgrader has no parallel autograde (its issue #174, open since 2015): one
+nbgrader has no parallel autograde (jupyter/nbgrader#174): one
 ``nbgrader autograde NN --student S`` after another takes hours for a class,
 and a hanging submission holds the queue.  This package runs nbgrader's own
 autograde, unchanged (the course's ``nbgrader_config.py``, with kgslab's

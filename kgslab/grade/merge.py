@@ -1,9 +1,8 @@
 """A worker's grades into the course's gradebook, through nbgrader's Gradebook API.
 
-nbgrader's issue #174 (parallel autograde) ends with instructors running
-separate processes on separate gradebooks and merging them by hand.  Here the
-merge is what ``nbgrader autograde`` itself writes for one student, copied
-field by field from the worker's gradebook (`kgslab.grade.worker.read_rows`):
+Each worker grades into a gradebook of its own, so that parallel workers never
+write one SQLite file at once; the merge is what ``nbgrader autograde`` itself
+writes for one student, copied field by field from the worker's gradebook (`kgslab.grade.worker.read_rows`):
 the student (names kept where the worker had none), the submission's
 timestamp, each notebook's late penalty (AssignLatePenalties), each grade's
 auto_score and needs_manual_grade (SaveAutoGrades: True when a manual score
