@@ -202,6 +202,8 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         if _is_scalar(X):   # scikit-learn would speak of a "scalar array nan"
             columns = "n_features" if what == "X" else "n_samples"
             raise TypeError(f"{what} must be an array of shape (n_samples, {columns}), got {X!r:.60}")
+        if n_rows == 0:   # scikit-learn's "Found array with 0 sample(s)" would come prefixed "X and y"
+            raise ValueError(f"{what} must have at least one row (one point), got 0 rows")
         if n_rows and n_labels and n_rows != n_labels and getattr(X, "ndim", 2) == 2:
             raise ValueError(f"y must have one label per row of {what} ({n_rows}), got {n_labels} labels")
         with _naming(self, "X and y"):

@@ -618,3 +618,9 @@ def test_hmc_run_names_n_iterations_when_it_is_a_wrong_text_with_one_chain():
         hmc.hmc_run(K, y, K[:2], "many", n_chains=1)
     with pytest.raises(ValueError, match=r"^n_chains must be >= 2 for n_iterations='auto'"):
         hmc.hmc_run(K, y, K[:2], "auto", n_chains=1)
+
+
+@pytest.mark.parametrize("X", [np.empty((0, 2)), []])
+def test_an_estimator_refuses_an_X_without_rows_naming_X(X):
+    with pytest.raises(ValueError, match=r"^X must have at least one row \(one point\), got 0 rows$"):
+        KernelAdatron(kernel="linear").fit(X, [])
