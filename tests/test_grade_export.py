@@ -33,7 +33,7 @@ from kgslab.grade import run  # noqa: E402
 from kgslab.grade.__main__ import main  # noqa: E402
 from kgslab.grade.export import export, read_roster  # noqa: E402
 from kgslab.grade.merge import FAILURE_PREFIX, merge_failure  # noqa: E402
-from kgslab.grade.record import Record  # noqa: E402
+from kgslab.grade.record import GradingRecord  # noqa: E402
 from kgslab.grade.class_report import class_rows, exercise_points, failures, ranked_mistakes, write_report  # noqa: E402
 from kgslab.grade.worker import unreadable  # noqa: E402
 from test_grade_units import _small_course, _venv_on_path, template  # noqa: E402,F401  (fixtures)

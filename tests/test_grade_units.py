@@ -25,7 +25,7 @@ from kgslab import check  # noqa: E402
 from kgslab.grade import run  # noqa: E402
 from kgslab.grade.__main__ import main  # noqa: E402
 from kgslab.grade.merge import merge_submission  # noqa: E402
-from kgslab.grade.record import Record, folder_hash  # noqa: E402
+from kgslab.grade.record import GradingRecord, folder_hash  # noqa: E402
 from kgslab.grade.class_report import class_rows, exercise_rates, ranked_mistakes, write_report  # noqa: E402
 from kgslab.grade.worker import read_rows  # noqa: E402
 from kgslab.grader import GradeOutsideKernel  # noqa: E402
@@ -60,7 +60,7 @@ def test_the_hash_follows_every_file_and_name_but_not_checkpoints(tmp_path):
 
 
 def test_the_record_keeps_the_latest_entry_and_ignores_a_line_cut_by_a_kill(tmp_path):
-    record = Record(tmp_path, "01_duality")
+    record = GradingRecord(tmp_path, "01_duality")
     record.add({"student": "a", "hash": "h1", "status": "failed"})
     record.add({"student": "a", "hash": "h2", "status": "graded"})
     record.add({"student": "b", "hash": "h3", "status": "graded"})
@@ -84,7 +84,7 @@ def test_the_record_keeps_the_latest_entry_and_ignores_a_line_cut_by_a_kill(tmp_
 def test_the_resume_rule(entry, same_hash, same_grading, in_gradebook, retry, done):
     if entry is not None:
         entry = {**entry, "hash": "h" if same_hash else "old", "grading": "g" if same_grading else "old"}
-    assert Record.is_done(entry, "h", "g", in_gradebook, retry) is done
+    assert GradingRecord.is_done(entry, "h", "g", in_gradebook, retry) is done
 
 
 ON_TIME, LATE, LATER = (datetime.datetime(2026, 1, 9, 12), datetime.datetime(2026, 1, 11, 12),
@@ -104,10 +104,10 @@ ON_TIME, LATE, LATER = (datetime.datetime(2026, 1, 9, 12), datetime.datetime(202
 def test_a_due_date_change_regrades_the_submissions_whose_penalty_it_moves(graded_under, due_now, submitted,
                                                                            affected):
     entry = {"status": "graded", "duedate": graded_under}
-    assert Record.due_date_affects(entry, due_now, submitted) is affected
-    assert Record.due_date_affects({"status": "graded"}, due_now, submitted) is False  # graded before it was kept
+    assert GradingRecord.due_date_affects(entry, due_now, submitted) is affected
+    assert GradingRecord.due_date_affects({"status": "graded"}, due_now, submitted) is False  # kept no due date
     aware = submitted.replace(tzinfo=datetime.timezone.utc) if submitted else None
-    assert Record.due_date_affects(entry, due_now, aware) is affected
+    assert GradingRecord.due_date_affects(entry, due_now, aware) is affected
 
 
 # ---- the merge ---------------------------------------------------------------------------------------------
@@ -260,7 +260,7 @@ def _small_course(tmp_path, template):
         folder = course / "autograded" / student / "a1"
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / "nb.ipynb")
-        Record(course, "a1").add({"student": student, "status": "graded", "seconds": 10.0 + len(student)})
+        GradingRecord(course, "a1").add({"student": student, "status": "graded", "seconds": 10.0 + len(student)})
     with Gradebook(db_url) as gradebook:                                  # only cas keeps a flag
         for student in ("ann", "ben"):
             gradebook.find_comment("answer", "nb", "a1", student).auto_comment = None

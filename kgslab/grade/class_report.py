@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 
 from .merge import FAILURE_PREFIX
-from .record import Record
+from .record import GradingRecord
 from .worker import nbgrader_config, read_verdicts
 
 __all__ = ["class_rows", "exercise_rates", "exercise_points", "written_state", "failures", "ranked_mistakes",
@@ -52,7 +52,7 @@ def class_rows(course: Path, assignment: str) -> list[dict]:
     from nbgrader.coursedir import CourseDirectory
 
     course = Path(course)
-    seconds = {student: entry.get("seconds") for student, entry in Record(course, assignment).entries().items()
+    seconds = {student: entry.get("seconds") for student, entry in GradingRecord(course, assignment).entries().items()
                if entry.get("status") == "graded"}
     rows = []
     with Gradebook(CourseDirectory(config=nbgrader_config(course)).db_url) as gradebook:
@@ -125,7 +125,7 @@ def written_state(rows: list[dict]) -> list[tuple[str, int, int, float | None, f
 def failures(course: Path, assignment: str, rows: list[dict]) -> list[tuple[str, str]]:
     """[(student, reason)]: every submission that could not be graded, from the gradebook and the record."""
     found = {row["student"]: row["failure"] for row in rows if row["failure"]}
-    for student, entry in Record(course, assignment).entries().items():
+    for student, entry in GradingRecord(course, assignment).entries().items():
         if entry.get("status") == "failed" and student not in found:
             found[student] = entry.get("reason") or "unknown"
     return sorted(found.items())

@@ -17,7 +17,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["folder_hash", "grading_hash", "Record"]
+__all__ = ["folder_hash", "grading_hash", "GradingRecord"]
 
 
 def folder_hash(folder: Path) -> str:
@@ -40,7 +40,7 @@ def grading_hash(course: Path, assignment: str) -> str:
     return digest.hexdigest()
 
 
-class Record:
+class GradingRecord:
     """The record file of one assignment: ``COURSE_DIR/kgslab-grade/NN_topic.jsonl``."""
 
     def __init__(self, course: Path, assignment: str):

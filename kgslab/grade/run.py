@@ -4,7 +4,7 @@ The plan: every folder ``submitted/<student>/<assignment>/`` of the course is
 one submission; those the record lists as graded from the same files by the
 same grading (and still in the gradebook) are skipped, unless the assignment's
 due date changed since and the submission is late under the old or the new one
-(its late penalty changes: `kgslab.grade.record.Record.due_date_affects`).
+(its late penalty changes: `kgslab.grade.record.GradingRecord.due_date_affects`).
 ``students`` limits the run to the students named, and grades them again.
 The rest go to workers (`kgslab.grade.worker.grade_submission`): ``jobs`` local processes through
 ``concurrent.futures`` or the workers of a Dask scheduler (``scheduler``, an
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .merge import merge_failure, merge_submission
-from .record import Record, folder_hash, grading_hash
+from .record import GradingRecord, folder_hash, grading_hash
 from .worker import copy_database, grade_submission, nbgrader_config
 
 __all__ = ["Summary", "grade_class", "find_submissions", "default_jobs"]
@@ -163,7 +163,7 @@ def grade_class(course, assignment: str, *, jobs: int | None = None, scheduler: 
                              f"submitted/ (found {len(submissions)}: {', '.join(sorted(submissions)[:10]) or 'none'}"
                              f"{', ...' if len(submissions) > 10 else ''}), got {missing or students!r}")
         submissions = {name: submissions[name] for name in students}
-    record = Record(course, assignment)
+    record = GradingRecord(course, assignment)
     grading = grading_hash(course, assignment)
     done, present = record.entries(), _in_gradebook(db_url, assignment)
     due = _due_date(db_url, assignment)
@@ -176,8 +176,8 @@ def grade_class(course, assignment: str, *, jobs: int | None = None, scheduler: 
         digest, stamp = folder_hash(folder), _timestamp(course, folder)
         entry = done.get(student)
         if (not force and students is None
-                and Record.is_done(entry, digest, grading, student in present, retry_failed)
-                and not Record.due_date_affects(entry, due, stamp)):
+                and GradingRecord.is_done(entry, digest, grading, student in present, retry_failed)
+                and not GradingRecord.due_date_affects(entry, due, stamp)):
             if entry.get("status") == "failed":
                 summary.failed_before[student] = entry.get("reason") or "unknown"
             else:
