@@ -1490,10 +1490,12 @@ register("kgslab.papers.kgs2000.figure4",
 # The paper-sized run (100 sets, minutes): it takes no argument, so there is nothing to refuse; `figure4` above
 # is the same code on a small run.
 register("kgslab.papers.kgs2000.figure4_full", st.nothing(), {})
-# Notebook 08's figures (matplotlib drawings of a run or of the student's arcs): not fuzzed here, where every
-# example would open a figure; tests/test_kgs2000.py draws each on real data, checks what it drew against the
-# computation and the errors that name a bad argument.
-for _name in ("figure1", "figure2", "figure3", "plot_figure4", "evidence_figure", "replica_exchange_figure"):
+# Notebook 08's figures (matplotlib drawings of a run or of the student's arcs), its appendix's exact posterior and
+# chains of the student's step: not fuzzed here, where every example would open a figure or run a quadrature;
+# tests/test_kgs2000.py runs and draws each on real data, checks the result against an independent computation and
+# the errors that name a bad argument.
+for _name in ("figure1", "figure2", "figure3", "plot_figure4", "exact_sphere_posterior", "step_chains",
+              "plot_exact_check", "evidence_figure", "replica_exchange_figure"):
     register(f"kgslab.papers.kgs2000.{_name}", st.nothing(), {})
 RESULT_TYPES["kgslab.papers.kgs2000.Figure3Run"] = "the result of figure3 (one panel's run)"
 

@@ -180,3 +180,51 @@ def test_plot_figure4_draws_both_runs_on_one_axis_and_their_paired_difference(tm
         kgs2000.plot_figure4({"a": small}, true_q=0.2)
     with pytest.raises(TypeError, match="runs must be"):
         kgs2000.plot_figure4([small])
+
+
+def test_the_exact_posterior_on_the_sphere_matches_an_independent_quadrature():
+    from exact_posteriors import exact_posterior, exact_vote, sphere_grid
+    X, y, X_test = problem(3, m=8, flips=1, seed=5)
+    X = X / np.linalg.norm(X, axis=1, keepdims=True)
+    errors, p_plus = kgs2000.exact_sphere_posterior(X, y, 0.2, X_test[:20], n_grid=50_000)
+    grid = sphere_grid(200_000)                                           # another lattice, four times finer
+    weights = exact_posterior(grid, X, y, 0.2)
+    grid_errors = np.count_nonzero(y * (grid @ X.T) <= 0, axis=1)
+    np.testing.assert_allclose(errors, np.bincount(grid_errors, weights=weights, minlength=9), atol=0.01)
+    np.testing.assert_allclose(p_plus, exact_vote(grid, X, y, 0.2, X_test[:20]), atol=0.01)
+    assert np.isclose(errors.sum(), 1.0)
+    with pytest.raises(ValueError, match="X_test must hold points of R\\^3"):
+        kgs2000.exact_sphere_posterior(X, y, 0.2, X_test[:, :2])
+
+
+def test_chains_of_a_step_function_sample_the_exact_vote():
+    from exact_posteriors import exact_vote, sphere_grid
+    X, y, X_test = problem(3, m=6, flips=1, seed=0)
+    calls = []
+
+    def step(features, y, coords, direction, q, rng):                     # the kit's step, counted
+        calls.append(1)
+        return circle.step_on_circle(features, y, coords, direction, q, rng)
+
+    samples = kgs2000.step_chains(step, X, y, 0.2, n_chains=3, n_samples=1500, thin=1, burn_in=50, random_state=1)
+    assert samples.shape == (3, 1500, 3) and len(calls) == 3 * 1550
+    np.testing.assert_allclose(np.linalg.norm(samples, axis=-1), 1.0)
+    vote = (samples.reshape(-1, 3) @ X_test[:10].T > 0).mean(axis=0)
+    assert np.max(np.abs(vote - exact_vote(sphere_grid(), X, y, 0.2, X_test[:10]))) < 0.06
+    with pytest.raises(TypeError, match="step must be a function"):
+        kgs2000.step_chains(None, X, y, 0.2)
+
+
+def test_plot_exact_check_draws_the_distributions_and_the_votes_it_is_given(tmp_path):
+    exact = np.array([0.1, 0.6, 0.3])
+    sampled = np.array([0, 1, 1, 1, 2, 2, 1, 1, 0, 1])
+    figure = kgs2000.plot_exact_check(exact, sampled, np.array([0.2, 0.9]), np.array([0.25, 0.85]), who="your", q=0.2)
+    left, right = figure.axes
+    heights = [patch.get_height() for patch in left.patches]
+    np.testing.assert_allclose(heights[:3], exact)
+    np.testing.assert_allclose(heights[3:], [0.2, 0.6, 0.2])
+    np.testing.assert_allclose(right.lines[0].get_ydata(), [0.25, 0.85])
+    assert "your KGS" in left.get_legend().get_texts()[1].get_text()
+    figure.savefig(tmp_path / "exact.png")
+    with pytest.raises(ValueError, match="sampled_errors must hold counts"):
+        kgs2000.plot_exact_check(exact, np.array([0, 3]), np.array([0.2]), np.array([0.2]))

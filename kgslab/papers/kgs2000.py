@@ -33,7 +33,8 @@ from ..kgs import gibbs_run
 from ..versionspace import kernel_coordinates as _kernel_coordinates, max_margin
 
 __all__ = ["quadratic_svm", "figure1", "figure2", "figure3", "Figure3Run", "zero_lines", "figure4", "figure4_full",
-           "write_figure4", "plot_figure4", "evidence_figure", "replica_exchange_figure", "FIGURE4_Q", "FIGURE4_LAMBDA",
+           "write_figure4", "plot_figure4", "exact_sphere_posterior", "step_chains", "plot_exact_check",
+           "evidence_figure", "replica_exchange_figure", "FIGURE4_Q", "FIGURE4_LAMBDA",
            "FIGURE4_FILE", "FIGURE4_COMMAND", "SPHERE_GRID"]
 
 FIGURE4_Q = (0.02, 0.05, 0.1, 0.2)                      # the BPM's assumed flip rate (truth: 0.05)
@@ -449,6 +450,96 @@ def figure3(X, y, vote_draws, *, q_levels=(0.0, 0.1, 0.2), L=1.0, n_lines=50, gr
     figure.suptitle(f"Figure 3: KGS samples on {m} points (RBF, sigma = {L:g}{sphere}); shade: the vote p+ "
                     f"(red -1, blue +1)")
     return figure, runs
+
+
+# ---- The sampler against the exact posterior (notebook 08's appendix) --------------------------------------
+
+def exact_sphere_posterior(X, y, q, X_test, n_grid=100_000):
+    """The exact posterior of eq. (2) on the sphere in R^3, by quadrature on n_grid nearly equal-area points
+    (a Fibonacci lattice): (the probability of each number of training errors 0..m, P(<W, x> > 0) for each row of
+    X_test).  The lattice's own error is about 1 / sqrt(n_grid) per probability.
+    """
+    X, y = _sphere_set(X, y, "")
+    X_test = as_matrix(X_test, "X_test")
+    if X_test.shape[1] != 3:
+        raise ValueError(f"X_test must hold points of R^3, shape (n, 3), got shape {X_test.shape}")
+    q = as_flip_rate(q)
+    n_grid = as_positive_int(n_grid, "n_grid", minimum=10)
+    check_work_budget(n_grid, 10_000_000, "n_grid", n_grid, "quadrature points")
+    index = np.arange(n_grid) + 0.5
+    z = 1 - 2 * index / n_grid
+    azimuth = np.pi * (1 + 5**0.5) * index
+    grid = np.column_stack([np.sqrt(1 - z**2) * np.cos(azimuth), np.sqrt(1 - z**2) * np.sin(azimuth), z])
+    errors = training_errors(grid @ X.T, y)
+    weights = np.exp(log_likelihood(errors, len(y), q) - log_likelihood(errors.min(), len(y), q))
+    weights /= weights.sum()
+    return np.bincount(errors, weights=weights, minlength=len(y) + 1), (grid @ X_test.T > 0).T.astype(float) @ weights
+
+
+def step_chains(step, features, y, q, *, n_chains=4, n_samples=1000, thin=1, burn_in=100, random_state=None):
+    """Independent chains of a KGS step function, each from its own random start: (n_chains, n_samples, r) unit
+    coordinates.  Each step draws a random tangent (step 2) and calls step(features, y, coords, direction, q, rng)
+    for steps 3-8 (notebook 08 passes the student's Exercise 8.3); one sample is kept every `thin` steps after
+    `burn_in`.
+    """
+    from ..versionspace import random_tangent
+
+    if not callable(step):
+        raise TypeError(f"step must be a function step(features, y, coords, direction, q, rng) -> new coords "
+                        f"(Exercise 8.3), got {type(step).__name__}")
+    features = as_matrix(features, "features")
+    y = as_pm1_labels(y, "y", length=features.shape[0], length_of="features")
+    q = as_flip_rate(q)
+    n_chains, n_samples = as_positive_int(n_chains, "n_chains"), as_positive_int(n_samples, "n_samples")
+    thin, burn_in = as_positive_int(thin, "thin"), as_positive_int(burn_in, "burn_in", minimum=0)
+    check_work_budget(n_chains * (burn_in + n_samples * thin), MAX_STEPS, "n_samples", n_samples,
+                      "steps (times n_chains, with burn_in and thin)")
+    rng = as_generator(random_state)
+    samples = np.empty((n_chains, n_samples, features.shape[1]))
+    for chain in range(n_chains):
+        coords = rng.standard_normal(features.shape[1])
+        coords /= np.linalg.norm(coords)
+        for t in range(burn_in + n_samples * thin):
+            coords = np.asarray(step(features, y, coords, random_tangent(coords, rng), q, rng), dtype=float)
+            if t >= burn_in and (t - burn_in) % thin == thin - 1:
+                samples[chain, (t - burn_in) // thin] = coords
+    return samples
+
+
+def plot_exact_check(exact_errors, sampled_errors, exact_p, sampled_p, *, who="the", q=None):
+    """The sampler against the exact posterior: the distribution of the number of training errors (exact, and the
+    share of the samples with each count: `sampled_errors` holds every sample's count) and each test point's
+    vote fraction against its exact P(<W, x> > 0).  `who` names whose sampler ran ("your", "the kit's").
+    Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    exact_errors = as_probabilities(exact_errors, "exact_errors", ndim=1)
+    sampled_errors = as_vector(sampled_errors, "sampled_errors")
+    if np.any(sampled_errors != np.round(sampled_errors)) or np.any(sampled_errors < 0) \
+            or np.any(sampled_errors >= len(exact_errors)):
+        raise ValueError(f"sampled_errors must hold counts of training errors, 0 to {len(exact_errors) - 1}")
+    exact_p = as_probabilities(exact_p, "exact_p", ndim=1)
+    sampled_p = as_probabilities(sampled_p, "sampled_p", ndim=1)
+    if len(sampled_p) != len(exact_p):
+        raise ValueError(f"sampled_p must have one vote fraction per test point ({len(exact_p)}), got {len(sampled_p)}")
+    counts = np.arange(len(exact_errors))
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    left.bar(counts - 0.2, exact_errors, 0.4, label="exact (grid)")
+    left.bar(counts + 0.2, np.bincount(sampled_errors.astype(int), minlength=len(counts)) / len(sampled_errors), 0.4,
+             label=f"{who} KGS, {len(sampled_errors)} samples")
+    left.set_xlabel("training errors m R_emp of w")
+    left.set_ylabel("posterior probability")
+    left.set_title(f"errors under the posterior (m = {len(counts) - 1}" + (f", q = {q:g})" if q is not None else ")"))
+    left.legend()
+    right.plot(exact_p, sampled_p, ".", ms=4)
+    right.plot([0, 1], [0, 1], "k:", lw=1, label="equal")
+    right.set_xlabel(r"exact $P(\langle W, x\rangle > 0)$")
+    right.set_ylabel(f"vote fraction of {who} chains")
+    right.set_title(f"{len(exact_p)} test points")
+    right.legend()
+    figure.suptitle("The KGS against the exact posterior on the sphere in R^3")
+    return figure
 
 
 # ---- Section 4: the evidence by thermodynamic integration ---------------------------------------------------
