@@ -253,4 +253,12 @@ nb02_exercise_3a_tune_width = Exercise(
          "smallest. Return (best L, best gamma, map).",
     code_hint="cv_map = np.array([tune_gamma(X, y, width, gammas, n_folds, random_state)[1] for width in "
               "widths]); row, column = np.unravel_index(np.argmin(cv_map), cv_map.shape); return widths[row], "
-              "gammas[column], cv_map.")
+              "gammas[column], cv_map.",
+    worked=r"""Each row of the map is one width's CV curve over $\gamma$, and every cell uses the same five
+folds, so the cells differ only by $(L, \gamma)$ and the smallest one is a fair choice (though each is itself a
+noisy estimate, as the shuffles before showed for one width).
+
+**The map the next cell draws, read.** The valley of low CV error bends: a narrow kernel ($L \le 0.5$) needs
+$\gamma \approx 10^{-2}$, a wide one ($L \ge 1$) does well with much less, since the width itself already keeps the
+fit smooth. $L = 0.5$ lies in or near the valley, so tuning $L$ gains little here; on another problem it can matter a
+lot.""")
