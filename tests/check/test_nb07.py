@@ -167,3 +167,45 @@ def test_the_exam_student_copy_names_no_answer():
     for answer in [r"K}+a\mathbf{I}", "K+aI", r"\sqrt{a}", "sqrt(a)", "(1+a)", "m(1+a)/a", "numberofupdates made",
                    "updatecount", "Novikoff", "runsstep2above", "K@(alpha*y)"]:
         assert answer.replace(" ", "") not in flat, answer
+
+
+def _solve(K, y, a):
+    return np.linalg.solve(K + a * np.eye(len(y)), y)
+
+
+def _primal(X, y, max_epochs=100):
+    return written_out(perceptron.perceptron)(X, y, max_epochs=max_epochs)
+
+
+@pytest.mark.parametrize("part, right, words", [
+    ("a", _primal, "scikit-learn's"), ("b", dual_perceptron, "separates what no line can"),
+    ("c", _solve, "a regulariser"), ("d", novikoff, "never exceeds the bound")])
+def test_the_worked_reasoning_opens_only_after_the_students_own_pass(part, right, words, capsys, monkeypatch):
+    """check.why shows what the solution's experiments found once the student's own function passed, never before;
+    it is no written answer of (a)-(d) (those are graded by hand): no induction, no invertibility, no theorem."""
+    import IPython
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # printed as text (another test may start a shell)
+    key = f"nb07_exercise_5{part}"
+    checker = getattr(check, key)
+    worked = checker._worked.strip()
+    assert words in worked
+    for written in ("induction", "counts the updates", "positive definite", "invertible", "Novikoff",
+                    "eigenvalue", "y'\\tilde"):
+        assert written not in worked, written
+    checker(blank)
+    capsys.readouterr()
+    check.why(key)
+    closed = capsys.readouterr().out
+    assert "opens here once your own function passes" in closed and words not in closed
+    assert checker(right) is right
+    assert f'check.why("{key}")' in capsys.readouterr().out
+    check.why(key)
+    assert worked[:60] in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check.why(key)
+    assert "off while the notebook is graded" in capsys.readouterr().out
+    monkeypatch.delenv("NBGRADER_EXECUTION")
+    checker(blank)                              # leave the record open: closed again
+    capsys.readouterr()
+    check.why(key)
+    assert words not in capsys.readouterr().out
