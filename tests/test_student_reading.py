@@ -128,7 +128,8 @@ SPECIFIED_NUMBERS: dict[str, dict[str, str]] = {
 ANSWER_FACTS: dict[str, dict[str, list[str]]] = {
     "01": {"c15": ["penalty shrinks w towards zero", "penalty only biases"]},
     "02": {"c10": ["error is bias not variance", "model class cannot represent function"],
-           "c31": ["more parameters than data", "gram matrix numerically singular", "fit believes every wiggle"]},
+           "c31": ["more parameters than data", "gram matrix numerically singular", "fit believes every wiggle"],
+           "nb02_exercise_3a_tune_width": ["valley bends", "width itself keeps fit smooth"]},
     "03": {"c09a": ["data-fit penalty wins", "spreads probability over many data sets"],
            "c16c": ["not where data fall", "band prior nothing learnt", "posterior falls back prior"]},
     "04": {"c10a": ["longer text larger kernel value", "normalising removes dependence length"],
@@ -137,13 +138,16 @@ ANSWER_FACTS: dict[str, dict[str, list[str]]] = {
            "c25": ["point sits on margin", "bound inside margin misclassified", "profile closest other language"]},
     "06": {"compare-answer": ["stop words make texts look alike"],
            "c25": ["function words tell languages apart"]},
-    "07": {"c08": ["alpha counts updates"], "c25": ["positive definite invertible"], "c36": ["Novikoff"]},
+    "07": {"c08": ["alpha counts updates"], "c25": ["positive definite invertible"], "c36": ["Novikoff"],
+           "nb07_exercise_5c": ["approaches Parzen-window rule"]},
     "08": {"nb08_exercise_1": ["atan2 becomes error"]},      # (a worked reasoning, by its exercise's key)
     "09": {"c06": ["marginal probability term by term"],
            "c39": ["centre largest ball inscribed", "share property run", "circle not crossed yet"]},
     "10": {"c21a": ["label-2 point in two truly belongs class 1"],
            "c36a": ["discriminant fitted flipped labels", "regulariser decides EM see noise"],
-           "c44a": ["none beats trivial rule not sky", "gain not supported"]},
+           "c44a": ["none beats trivial rule not sky", "gain not supported"],
+           "nb10_exercise_3": ["mixing weights come from own label"],
+           "nb10_exercise_5": ["numerator rank one"]},
 }
 
 
