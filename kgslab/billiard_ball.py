@@ -496,7 +496,9 @@ def billiard_bounce(alpha, beta, K, y, last_wall=-1):
 
     alpha and beta are the unit-norm, orthogonal position and direction; the ball flies to the nearest wall
     (skipping `last_wall`, the one it has just left), moves there on the great circle and reflects:
-    v' = v - 2 <v, phi_c> phi_c / K_cc (step 3).  The kit's `KernelBilliard` does the same in O(l + m).
+    v' = v - 2 <v, phi_c> phi_c / K_cc (step 3).  Both are returned at unit norm in feature space (w'Kw = 1): a
+    rotation and a reflection keep the norm exactly, so this only removes the drift rounding leaves over many
+    bounces.  The kit's `KernelBilliard` does the same in O(l + m).
     """
     K = as_gram(K, "K", psd=False)
     y = as_pm1_labels(y, "y", length=K.shape[0], length_of="K")
@@ -510,4 +512,4 @@ def billiard_bounce(alpha, beta, K, y, last_wall=-1):
     new_alpha = np.cos(arc) * alpha + np.sin(arc) * beta
     new_beta = -np.sin(arc) * alpha + np.cos(arc) * beta
     new_beta[wall] -= 2.0 * (K[wall] @ new_beta) / K[wall, wall]
-    return new_alpha, new_beta, wall, arc
+    return new_alpha / np.sqrt(new_alpha @ K @ new_alpha), new_beta / np.sqrt(new_beta @ K @ new_beta), wall, arc
