@@ -228,3 +228,22 @@ def test_plot_exact_check_draws_the_distributions_and_the_votes_it_is_given(tmp_
     figure.savefig(tmp_path / "exact.png")
     with pytest.raises(ValueError, match="sampled_errors must hold counts"):
         kgs2000.plot_exact_check(exact, np.array([0, 3]), np.array([0.2]), np.array([0.2]))
+
+
+def test_mixing_figure_draws_the_runs_traces_and_their_effective_sample_size(tmp_path):
+    from kgslab.kgs import gibbs_run
+    X, y, _ = data.sphere_data(12, flip_rate=0.1, random_state=np.random.default_rng(2))
+    K = linear_kernel(X)
+    problems = {"sphere": (K, y, 0.1, linear_kernel(X[:1] + 0.1, X))}
+    figure, steps = kgs2000.mixing_figure(problems, n_steps=600, burn_in=20, random_state=np.random.default_rng(3))
+    run = gibbs_run(K, y, 0.1, 600, burn_in=20, thin=1, random_state=np.random.default_rng(3))   # the same run
+    errors = np.count_nonzero(y * (run.alphas[0] @ K) <= 0, axis=1)                          # chain 0, by hand
+    trace_axes, rho_axes = figure.axes[:2]
+    np.testing.assert_allclose(trace_axes.lines[0].get_ydata(), errors[:500])
+    assert set(steps) == {("sphere", "training errors"), ("sphere", "output on the test point")}
+    assert all(value >= 0.5 for value in steps.values())
+    legend = rho_axes.get_legend().get_texts()[0].get_text()
+    assert f"n_eff = {1000 / steps['sphere', 'training errors']:.0f} per 1000 steps" in legend
+    figure.savefig(tmp_path / "mixing.png")
+    with pytest.raises(ValueError, match="k_probe must be one kernel row"):
+        kgs2000.mixing_figure({"a": (K, y, 0.1, K)})

@@ -106,6 +106,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("08", "c03", "-0.8"): "the colour scale of the paper's Figure 1 (seed 001)",
     ("08", "c03", "-0.2"): "the colour scale of the paper's Figure 1 (seed 001)",
     ("08", "appendix", "-0.5"): "0.2 ln 0.2 + 0.8 ln 0.8 = -0.500: the formula the sentence writes out",
+    ("08", "appendix", "0.8"): "1 - 0.2, the share of labels not flipped, in the formula the sentence writes out",
     ("08", "appendix", "-0.3"): "the top of the colour scale of the paper's Figure 1(b) (seed 001)",
     ("08", "*", "760"): "the pools and test sets: 10 draws of the 76-point generator (range(10) in the code)",
     ("08", "c29", "48"): "a committee: 4 chains x 12 samples (printed as '4 chains x 12 samples each')",

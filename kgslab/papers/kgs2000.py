@@ -34,7 +34,7 @@ from ..versionspace import kernel_coordinates as _kernel_coordinates, max_margin
 
 __all__ = ["quadratic_svm", "figure1", "figure2", "figure3", "Figure3Run", "zero_lines", "figure4", "figure4_full",
            "write_figure4", "plot_figure4", "exact_sphere_posterior", "step_chains", "plot_exact_check",
-           "evidence_figure", "replica_exchange_figure", "FIGURE4_Q", "FIGURE4_LAMBDA",
+           "mixing_figure", "evidence_figure", "replica_exchange_figure", "FIGURE4_Q", "FIGURE4_LAMBDA",
            "FIGURE4_FILE", "FIGURE4_COMMAND", "SPHERE_GRID"]
 
 FIGURE4_Q = (0.02, 0.05, 0.1, 0.2)                      # the BPM's assumed flip rate (truth: 0.05)
@@ -540,6 +540,62 @@ def plot_exact_check(exact_errors, sampled_errors, exact_p, sampled_p, *, who="t
     right.legend()
     figure.suptitle("The KGS against the exact posterior on the sphere in R^3")
     return figure
+
+
+def mixing_figure(problems, *, n_steps=3000, burn_in=200, n_lag=40, random_state=None):
+    """How fast the KGS forgets: for each problem, `kgslab.kgs.gibbs_run` with 4 chains keeping every step, the
+    first 500 steps of one chain's training errors (left) and the autocorrelation of one chain's training errors
+    and output on a probe point (right), with the effective sample size of the 4 chains together per 1000 steps.
+
+    `problems` maps a name to (K, y, q, k_probe) with k_probe the (1, m) kernel row of the probe point.  Returns
+    (figure, {(name, "training errors" or "output on the test point"): steps per effective sample}).
+    """
+    import matplotlib.pyplot as plt
+
+    from ..diagnostics import autocorrelation, ess
+
+    if not isinstance(problems, dict) or not problems:
+        raise TypeError(f"problems must be a dict {{name: (K, y, q, k_probe)}}, got {type(problems).__name__}")
+    n_steps = as_positive_int(n_steps, "n_steps", minimum=4)
+    burn_in = as_positive_int(burn_in, "burn_in", minimum=0)
+    n_lag = as_positive_int(n_lag, "n_lag")
+    rng = as_generator(random_state)
+    checked = {}
+    for name, problem in problems.items():
+        if not isinstance(problem, (tuple, list)) or len(problem) != 4:
+            raise TypeError(f"problems[{name!r}] must be (K, y, q, k_probe), got {type(problem).__name__}")
+        K, y, q, k_probe = problem
+        k_probe = as_float_array(k_probe, f"problems[{name!r}] k_probe", ndim=2)
+        if k_probe.shape != (1, np.shape(K)[0]):
+            raise ValueError(f"problems[{name!r}] k_probe must be one kernel row (1, {np.shape(K)[0]}), got shape "
+                             f"{k_probe.shape}")
+        checked[name] = (K, y, as_flip_rate(q), k_probe)
+    steps_per_sample = {}
+    figure, axes = plt.subplots(len(checked), 2, figsize=(12, 3.25 * len(checked)), layout="constrained",
+                                squeeze=False)
+    for row, (name, (K, y, q, k_probe)) in enumerate(checked.items()):
+        run = gibbs_run(K, y, q, n_steps, burn_in=burn_in, thin=1, random_state=rng)
+        m = run.alphas.shape[-1]
+        error_trace = training_errors(run.alphas.reshape(-1, m) @ np.asarray(K, dtype=float), y)
+        error_trace = error_trace.reshape(run.alphas.shape[:2]).astype(float)       # (chains, steps)
+        output_trace = run.alphas @ k_probe[0]                                      # (chains, steps)
+        axes[row, 0].plot(error_trace[0, :500], lw=0.8)
+        axes[row, 0].set_ylabel("training errors")
+        axes[row, 0].set_title(f"{name}: first 500 steps of one chain")
+        for trace, label in ((error_trace, "training errors"), (output_trace, "output on the test point")):
+            rho = autocorrelation(trace[0], n_lag)
+            effective = ess(trace)                                                  # bulk ESS of the 4 chains
+            steps_per_sample[name, label] = trace.size / effective
+            axes[row, 1].plot(rho, "o-", ms=3, label=f"{label}: n_eff = {effective / trace.size * 1000:.0f} per "
+                                                     f"1000 steps")
+        axes[row, 1].axhline(0, color="k", lw=0.5)
+        axes[row, 1].set_ylabel("autocorrelation (one chain)")
+        axes[row, 1].set_title(f"{name}: autocorrelation")
+        axes[row, 1].legend(fontsize=8)
+    axes[-1, 0].set_xlabel("step")
+    axes[-1, 1].set_xlabel("lag (steps)")
+    figure.suptitle(f"Mixing of the KGS: traces and autocorrelations (n_eff from 4 chains x {n_steps} steps)")
+    return figure, steps_per_sample
 
 
 # ---- Section 4: the evidence by thermodynamic integration ---------------------------------------------------
