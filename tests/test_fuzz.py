@@ -1495,9 +1495,11 @@ register("kgslab.papers.kgs2000.figure4_full", st.nothing(), {})
 # tests/test_kgs2000.py runs and draws each on real data, checks the result against an independent computation and
 # the errors that name a bad argument.
 for _name in ("figure1", "figure2", "figure3", "plot_figure4", "exact_sphere_posterior", "step_chains",
-              "plot_exact_check", "mixing_figure", "evidence_figure", "replica_exchange_figure"):
+              "plot_exact_check", "mixing_figure", "active_learning", "plot_active_learning", "evidence_figure",
+              "replica_exchange_figure"):
     register(f"kgslab.papers.kgs2000.{_name}", st.nothing(), {})
 RESULT_TYPES["kgslab.papers.kgs2000.Figure3Run"] = "the result of figure3 (one panel's run)"
+RESULT_TYPES["kgslab.papers.kgs2000.ActiveLearningRun"] = "the result of active_learning"
 
 
 @st.composite

@@ -247,3 +247,30 @@ def test_mixing_figure_draws_the_runs_traces_and_their_effective_sample_size(tmp
     figure.savefig(tmp_path / "mixing.png")
     with pytest.raises(ValueError, match="k_probe must be one kernel row"):
         kgs2000.mixing_figure({"a": (K, y, 0.1, K)})
+
+
+def test_active_learning_records_both_strategies_and_the_committees_votes(tmp_path):
+    rng = np.random.default_rng(4)
+    X_pool, y_pool = data.kgs_76_points(random_state=rng)
+    X_test, y_test = data.kgs_76_points(random_state=rng)
+    calls = []
+
+    def votes(chain_alphas, K_test):                 # an independent vote, counting its calls
+        calls.append(chain_alphas.shape)
+        return (np.einsum("csm,tm->cst", chain_alphas, K_test) > 0).astype(float)
+
+    run = kgs2000.active_learning(X_pool, y_pool, X_test, y_test, votes, n_start=2, n_queries=3, n_repeats=2,
+                                  committee=4, random_state=rng)
+    assert set(run.curves) == {"highest entropy", "random"}
+    assert all(curve.shape == (2, 4) and np.all((curve >= 0) & (curve <= 1)) for curve in run.curves.values())
+    assert len(calls) == len(run.chosen_rhat) == len(run.chosen_ess) == 2 * 3      # one vote per entropy query
+    assert [shape[:2] for shape in calls] == [(4, 4)] * 6 and [shape[2] for shape in calls[:3]] == [4, 5, 6]
+    figure = kgs2000.plot_active_learning(np.zeros((5, 5)), (0, 1, 0, 1), X_pool, y_pool, run, n_start=2)
+    right = figure.axes[1]
+    np.testing.assert_allclose(right.containers[0].lines[0].get_ydata(), run.curves["highest entropy"].mean(axis=0))
+    np.testing.assert_allclose(right.containers[0].lines[0].get_xdata(), [4, 5, 6, 7])   # labelled points
+    figure.savefig(tmp_path / "active.png")
+    with pytest.raises(TypeError, match="vote_draws"):
+        kgs2000.active_learning(X_pool, y_pool, X_test, y_test, None)
+    with pytest.raises(ValueError, match="n_queries must leave candidates"):
+        kgs2000.active_learning(X_pool[:8], y_pool[:8], X_test, y_test, votes, n_start=2, n_queries=10)

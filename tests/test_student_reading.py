@@ -623,7 +623,9 @@ FALLBACK_FED: dict[str, dict[str, str]] = {
     "07": {"use-a-code": "w's training errors after (a): 0, the statement's separable data",
            "c21": "the XOR corners: the written question's material, alpha grows while w stays 0 (its answer is why)"},
     "08": {"c13": "Figure 2: one step drawn (its errors at w_j and w_j+1)",
-           "c22": "Figure 3's runs: their convergence diagnostics", "c26": "transduction with rejection: diagnostics"},
+           "c22": "Figure 3's runs: their convergence diagnostics", "c26": "transduction with rejection: diagnostics",
+           "c28": "active learning: the committees vote by the exercise's function; the curves are what the votes "
+                  "feed (query choices), not what Exercise 8.4 asks"},
     "09": {"09764a9f": "the kit's incremental billiard against the exercise's bounce: do they agree",
            "d0d8b8f6": "Figure 2 drawn with the exercise's curve: the paper's figure (9.4 asks for the function)",
            "de0e1267": "the paper's Figure 2 statements, read off the committed runs"},

@@ -34,7 +34,8 @@ from ..versionspace import kernel_coordinates as _kernel_coordinates, max_margin
 
 __all__ = ["quadratic_svm", "figure1", "figure2", "figure3", "Figure3Run", "zero_lines", "figure4", "figure4_full",
            "write_figure4", "plot_figure4", "exact_sphere_posterior", "step_chains", "plot_exact_check",
-           "mixing_figure", "evidence_figure", "replica_exchange_figure", "FIGURE4_Q", "FIGURE4_LAMBDA",
+           "mixing_figure", "active_learning", "ActiveLearningRun",
+           "plot_active_learning", "evidence_figure", "replica_exchange_figure", "FIGURE4_Q", "FIGURE4_LAMBDA",
            "FIGURE4_FILE", "FIGURE4_COMMAND", "SPHERE_GRID"]
 
 FIGURE4_Q = (0.02, 0.05, 0.1, 0.2)                      # the BPM's assumed flip rate (truth: 0.05)
@@ -596,6 +597,102 @@ def mixing_figure(problems, *, n_steps=3000, burn_in=200, n_lag=40, random_state
     axes[-1, 1].set_xlabel("lag (steps)")
     figure.suptitle(f"Mixing of the KGS: traces and autocorrelations (n_eff from 4 chains x {n_steps} steps)")
     return figure, steps_per_sample
+
+
+class ActiveLearningRun(NamedTuple):
+    """Learning curves of query by committee against random queries, and the committees' convergence."""
+
+    curves: dict                # strategy -> (n_repeats, n_queries + 1) test errors of the Bayes point
+    chosen_rhat: np.ndarray     # R-hat of the committee's vote on each point the entropy rule chose
+    chosen_ess: np.ndarray      # its effective sample size
+
+
+def active_learning(X_pool, y_pool, X_test, y_test, vote_draws, *, n_start=3, n_queries=16, n_repeats=10,
+                    committee=12, thin=5, L=1.0, random_state=None):
+    """Section 4's active learning on version space (q = 0), the kit's own experiment: from n_start labelled points
+    of each class, query n_queries more from the pool, either the candidate whose vote has the highest binary
+    entropy (query by committee) or one at random, and record the Bayes point's test error after each query.
+
+    A committee is 4 independent chains of `committee` samples (`kgslab.kgs.gibbs_run`, RBF kernel of width L);
+    its votes on the candidates come from `vote_draws(chain_alphas, K_test)` (notebook 08 passes the student's
+    Exercise 8.4).  Both strategies of a repetition start from the same points (a paired comparison).
+    """
+    from ..diagnostics import ess, rhat
+    from ..evidence import binary_entropy
+
+    X_pool = as_matrix(X_pool, "X_pool")
+    y_pool = as_pm1_labels(y_pool, "y_pool", length=X_pool.shape[0], length_of="X_pool")
+    X_test = as_matrix(X_test, "X_test")
+    y_test = as_pm1_labels(y_test, "y_test", length=X_test.shape[0], length_of="X_test")
+    if not callable(vote_draws):
+        raise TypeError(f"vote_draws must be the function of Exercise 8.4, votes = vote_draws(chain_alphas, "
+                        f"K_test), got {type(vote_draws).__name__}")
+    n_start, n_queries = as_positive_int(n_start, "n_start"), as_positive_int(n_queries, "n_queries")
+    n_repeats, committee = as_positive_int(n_repeats, "n_repeats"), as_positive_int(committee, "committee", minimum=4)
+    thin, L = as_positive_int(thin, "thin"), as_scalar(L, "L", low=0.0, low_open=True)
+    if 2 * n_start + n_queries > len(y_pool):
+        raise ValueError(f"n_queries must leave candidates in the pool: {2 * n_start} + {n_queries} > "
+                         f"{len(y_pool)} points")
+    rng = as_generator(random_state)
+    curves = {"highest entropy": np.zeros((n_repeats, n_queries + 1)), "random": np.zeros((n_repeats, n_queries + 1))}
+    chosen_rhat, chosen_ess = [], []
+    for repeat in range(n_repeats):
+        first = np.concatenate([rng.choice(np.flatnonzero(y_pool > 0), n_start, replace=False),
+                                rng.choice(np.flatnonzero(y_pool < 0), n_start, replace=False)])
+        for strategy, curve in curves.items():
+            labelled = list(first)
+            for round_ in range(n_queries + 1):
+                alphas = gibbs_run(rbf_kernel(X_pool[labelled], L=L), y_pool[labelled], 0.0, committee, thin=thin,
+                                   random_state=rng).alphas                        # (4, committee, labelled)
+                bayes_point = rbf_kernel(X_test, X_pool[labelled], L=L) @ alphas.mean(axis=(0, 1))
+                curve[repeat, round_] = np.mean(np.where(bayes_point > 0, 1.0, -1.0) != y_test)
+                if round_ == n_queries:
+                    break
+                candidates = np.setdiff1d(np.arange(len(X_pool)), labelled)
+                if strategy == "random":
+                    labelled.append(int(rng.choice(candidates)))
+                else:
+                    votes = np.asarray(vote_draws(alphas, rbf_kernel(X_pool[candidates], X_pool[labelled], L=L)))
+                    query = int(np.argmax(binary_entropy(votes.mean(axis=(0, 1)))))
+                    chosen_rhat.append(rhat(votes[:, :, query]))
+                    chosen_ess.append(ess(votes[:, :, query]))
+                    labelled.append(int(candidates[query]))
+    return ActiveLearningRun(curves, np.asarray(chosen_rhat, dtype=float), np.asarray(chosen_ess, dtype=float))
+
+
+def plot_active_learning(entropy_map, extent, X, y, run, *, n_start=3):
+    """Active learning, drawn: the binary entropy of the vote over the plane with the training points (left) and the
+    learning curves of `active_learning` (mean and standard error over the repetitions, right), the committees'
+    median R-hat and effective sample size in the title.  Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    entropy_map = as_float_array(entropy_map, "entropy_map", ndim=2)
+    extent = as_vector(extent, "extent", length=4, length_of="(x1 min, x1 max, x2 min, x2 max)")
+    X = as_matrix(X, "X")
+    y = as_pm1_labels(y, "y", length=X.shape[0], length_of="X")
+    if not isinstance(run, ActiveLearningRun):
+        raise TypeError(f"run must be the ActiveLearningRun that active_learning returns, got {type(run).__name__}")
+    figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5))
+    image = left.imshow(entropy_map, origin="lower", extent=tuple(extent), cmap="magma", aspect="auto")
+    figure.colorbar(image, ax=left, label="binary entropy of the vote (bits)")
+    left.scatter(*X[y > 0].T, marker="o", facecolors="none", edgecolors="cyan", label="class +1")
+    left.scatter(*X[y < 0].T, marker="x", color="white", label="class -1")
+    left.set_xlabel("$x_1$")
+    left.set_ylabel("$x_2$")
+    left.set_title("entropy S(x, z) of the vote: where a label is worth most")
+    left.legend(fontsize=8, loc="lower right", facecolor="0.55")   # grey: the white marker shows
+    for strategy, curve in run.curves.items():
+        n_repeats, rounds = curve.shape
+        right.errorbar(np.arange(rounds) + 2 * n_start, curve.mean(axis=0), curve.std(axis=0) / np.sqrt(n_repeats),
+                       marker="o", ms=3, capsize=2, label=f"query the {strategy} point")
+    right.set_xlabel("number of labelled points")
+    right.set_ylabel("test error of the Bayes point")
+    right.set_title(f"Active learning ({n_repeats} repetitions, mean ± s.e.)\nvote on the chosen points: median "
+                    f"R-hat {np.median(run.chosen_rhat):.2f}, median ESS {np.median(run.chosen_ess):.0f}",
+                    fontsize=10)
+    right.legend()
+    return figure
 
 
 # ---- Section 4: the evidence by thermodynamic integration ---------------------------------------------------
