@@ -128,3 +128,25 @@ def test_a_child_whose_kernel_is_killed_ends_with_it(tmp_path):
     if not ended:
         os.kill(child, signal.SIGKILL)
     assert ended, "the child spun on after its kernel was killed"
+
+
+def test_the_parents_garbage_is_not_collected_in_a_forked_check():
+    """Garbage the kernel had not collected yet (a figure's font file) was collected in the check's child, whose
+    inherited descriptors are closed: its finalizer printed "Exception ignored ... Bad file descriptor" under the
+    student's cell (or, had the number been reused, closed another file)."""
+    import subprocess
+    import sys
+
+    script = ("import gc, os\nfrom kgslab.check import forked\n"
+              "gc.disable()\n"
+              "class Font:\n"
+              "    def __del__(self):\n"
+              "        os.write(2, b'finalized in %d' % os.getpid())\n"
+              "garbage = Font(); garbage.self = garbage\n"
+              "del garbage\n"                                   # uncollected: a cycle, with the collector off
+              "def collect(index):\n    gc.collect()\n    return {'kind': 'returned', 'child': os.getpid()}\n"
+              "print(forked.run_forked(collect, 1, 60)[0]['child'])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    child = int(done.stdout.strip().splitlines()[-1])
+    assert f"finalized in {child}" not in done.stderr, done.stderr

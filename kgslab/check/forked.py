@@ -22,6 +22,7 @@ grading run stopped with kill) must not leave an endless loop spinning on alone.
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import os
 import select
@@ -52,7 +53,13 @@ def die_with_parent(parent: int) -> None:
 
 def keep_only(*descriptors: int) -> None:
     """In a fresh fork: close every inherited file descriptor but 0-2 and `descriptors` (a kernel's sockets, a
-    server's channel), so that nothing the child writes reaches anything but its own pipes."""
+    server's channel), so that nothing the child writes reaches anything but its own pipes.
+
+    The parent's objects are frozen first (`gc.freeze`): garbage the parent had not collected yet (a figure's font
+    file, say) is never collected in the child, whose finalizers would close descriptors closed here and print
+    "Exception ignored ... Bad file descriptor" under the student's cell, or flush a parent's buffer twice.
+    """
+    gc.freeze()
     kept = sorted(set(descriptors))
     low = 3
     for descriptor in kept + [None]:
