@@ -1,5 +1,19 @@
-"""Test-session hooks: the claim-robustness summary (tests/test_claim_robustness.py, `make claims`)."""
+"""Test-session hooks: each test starts with no check run (the record of the last runs is put back after it), and
+the claim-robustness summary (tests/test_claim_robustness.py, `make claims`)."""
 import math
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _check_runs_do_not_leak():
+    """A check's last run decides later checks (a passed exercise's fall-back is closed to the next one), so a test
+    that runs a check leaves it behind for whatever test runs next in its process: put the record back."""
+    from kgslab.check import records
+    saved = dict(records.LAST_RUNS)
+    yield
+    records.LAST_RUNS.clear()
+    records.LAST_RUNS.update(saved)
 
 
 def pytest_terminal_summary(terminalreporter):
