@@ -306,3 +306,13 @@ def as_correct_flags(value, name: str, length: int) -> np.ndarray:
     if array.ndim != 1 or array.shape[0] != length:
         raise ValueError(f"{name} must be 1-d with one entry per confidence ({length}), got shape {array.shape}")
     return array
+
+
+def as_points_in_r3(X, y, name: str = ""):
+    """(X, y): points of R^3, shape (m, 3), with a label +-1 each (the sphere data of the KGS paper's figures);
+    `name` prefixes the arguments' names in an error."""
+    prefix = f"{name} " if name else ""
+    X = as_matrix(X, f"{prefix}X")
+    if X.shape[1] != 3:
+        raise ValueError(f"{prefix}X must hold points of R^3, shape (m, 3), got shape {X.shape}")
+    return X, as_pm1_labels(y, f"{prefix}y", length=X.shape[0], length_of="X")

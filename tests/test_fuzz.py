@@ -1494,12 +1494,14 @@ register("kgslab.papers.kgs2000.figure4_full", st.nothing(), {})
 # chains of the student's step: not fuzzed here, where every example would open a figure or run a quadrature;
 # tests/test_kgs2000.py runs and draws each on real data, checks the result against an independent computation and
 # the errors that name a bad argument.
-for _name in ("figure1", "figure2", "figure3", "plot_figure4", "exact_sphere_posterior", "step_chains",
-              "plot_exact_check", "mixing_figure", "active_learning", "plot_active_learning", "evidence_figure",
-              "replica_exchange_figure"):
-    register(f"kgslab.papers.kgs2000.{_name}", st.nothing(), {})
+for _name in ("kgs2000.figure1", "kgs2000.figure2", "kgs2000.figure3", "kgs2000.plot_figure4",
+              "kgs2000_studies.exact_sphere_posterior", "kgs2000_studies.step_chains",
+              "kgs2000_studies.plot_exact_check", "kgs2000_studies.mixing_figure", "kgs2000_studies.active_learning",
+              "kgs2000_studies.plot_active_learning", "kgs2000_studies.evidence_figure",
+              "kgs2000_studies.replica_exchange_figure"):
+    register(f"kgslab.papers.{_name}", st.nothing(), {})
 RESULT_TYPES["kgslab.papers.kgs2000.Figure3Run"] = "the result of figure3 (one panel's run)"
-RESULT_TYPES["kgslab.papers.kgs2000.ActiveLearningRun"] = "the result of active_learning"
+RESULT_TYPES["kgslab.papers.kgs2000_studies.ActiveLearningRun"] = "the result of active_learning"
 
 
 @st.composite

@@ -5,7 +5,7 @@ import pytest
 
 from exact_posteriors import problem
 from kgslab.kernels import linear_kernel
-from kgslab.papers import kgs2000
+from kgslab.papers import kgs2000, kgs2000_studies
 
 
 
@@ -140,7 +140,7 @@ def test_the_evidence_figures_draw_the_run_they_are_given(tmp_path):
     X, y, _ = data.sphere_data(30, flip_rate=0.1, random_state=rng)
     q = np.array([0.05, 0.1, 0.2])
     run = evidence.evidence_run(linear_kernel(X), y, q, n_rungs=6, n_samples=8, burn_in=5, random_state=rng)
-    figure = kgs2000.evidence_figure(run, q, marked=0.1, truth=0.1)
+    figure = kgs2000_studies.evidence_figure(run, q, marked=0.1, truth=0.1)
     left, right = figure.axes[:2]
     np.testing.assert_allclose(left.lines[0].get_ydata(), run.mean_errors)
     assert left.lines[0].get_ydata()[0] == 15.0                           # the prior: m / 2, exact
@@ -150,14 +150,14 @@ def test_the_evidence_figures_draw_the_run_they_are_given(tmp_path):
     figure.savefig(tmp_path / "evidence.png")
     tempered = evidence.evidence_run(linear_kernel(X), y, q, n_rungs=6, n_samples=8, burn_in=5, tempered=True,
                                      random_state=rng)
-    figure = kgs2000.replica_exchange_figure({"a": run, "b": tempered}, q)
+    figure = kgs2000_studies.replica_exchange_figure({"a": run, "b": tempered}, q)
     assert len(figure.axes[1].lines) == 3                                 # two runs' R-hat, the 1.1 line
     np.testing.assert_allclose(figure.axes[1].lines[1].get_ydata(), tempered.rhat)
     assert "swaps" in figure.axes[1].get_legend().get_texts()[1].get_text()
     with pytest.raises(TypeError, match="run must be the EvidenceRun"):
-        kgs2000.evidence_figure({"log_evidence": q}, q)
+        kgs2000_studies.evidence_figure({"log_evidence": q}, q)
     with pytest.raises(ValueError, match="q must be the flip rates"):
-        kgs2000.evidence_figure(run, q[:2])
+        kgs2000_studies.evidence_figure(run, q[:2])
 
 
 def test_plot_figure4_draws_both_runs_on_one_axis_and_their_paired_difference(tmp_path):
@@ -186,7 +186,7 @@ def test_the_exact_posterior_on_the_sphere_matches_an_independent_quadrature():
     from exact_posteriors import exact_posterior, exact_vote, sphere_grid
     X, y, X_test = problem(3, m=8, flips=1, seed=5)
     X = X / np.linalg.norm(X, axis=1, keepdims=True)
-    errors, p_plus = kgs2000.exact_sphere_posterior(X, y, 0.2, X_test[:20], n_grid=50_000)
+    errors, p_plus = kgs2000_studies.exact_sphere_posterior(X, y, 0.2, X_test[:20], n_grid=50_000)
     grid = sphere_grid(200_000)                                           # another lattice, four times finer
     weights = exact_posterior(grid, X, y, 0.2)
     grid_errors = np.count_nonzero(y * (grid @ X.T) <= 0, axis=1)
@@ -194,7 +194,7 @@ def test_the_exact_posterior_on_the_sphere_matches_an_independent_quadrature():
     np.testing.assert_allclose(p_plus, exact_vote(grid, X, y, 0.2, X_test[:20]), atol=0.01)
     assert np.isclose(errors.sum(), 1.0)
     with pytest.raises(ValueError, match="X_test must hold points of R\\^3"):
-        kgs2000.exact_sphere_posterior(X, y, 0.2, X_test[:, :2])
+        kgs2000_studies.exact_sphere_posterior(X, y, 0.2, X_test[:, :2])
 
 
 def test_chains_of_a_step_function_sample_the_exact_vote():
@@ -206,19 +206,19 @@ def test_chains_of_a_step_function_sample_the_exact_vote():
         calls.append(1)
         return circle.step_on_circle(features, y, coords, direction, q, rng)
 
-    samples = kgs2000.step_chains(step, X, y, 0.2, n_chains=3, n_samples=1500, thin=1, burn_in=50, random_state=1)
+    samples = kgs2000_studies.step_chains(step, X, y, 0.2, n_chains=3, n_samples=1500, thin=1, burn_in=50, random_state=1)
     assert samples.shape == (3, 1500, 3) and len(calls) == 3 * 1550
     np.testing.assert_allclose(np.linalg.norm(samples, axis=-1), 1.0)
     vote = (samples.reshape(-1, 3) @ X_test[:10].T > 0).mean(axis=0)
     assert np.max(np.abs(vote - exact_vote(sphere_grid(), X, y, 0.2, X_test[:10]))) < 0.06
     with pytest.raises(TypeError, match="step must be a function"):
-        kgs2000.step_chains(None, X, y, 0.2)
+        kgs2000_studies.step_chains(None, X, y, 0.2)
 
 
 def test_plot_exact_check_draws_the_distributions_and_the_votes_it_is_given(tmp_path):
     exact = np.array([0.1, 0.6, 0.3])
     sampled = np.array([0, 1, 1, 1, 2, 2, 1, 1, 0, 1])
-    figure = kgs2000.plot_exact_check(exact, sampled, np.array([0.2, 0.9]), np.array([0.25, 0.85]), who="your", q=0.2)
+    figure = kgs2000_studies.plot_exact_check(exact, sampled, np.array([0.2, 0.9]), np.array([0.25, 0.85]), who="your", q=0.2)
     left, right = figure.axes
     heights = [patch.get_height() for patch in left.patches]
     np.testing.assert_allclose(heights[:3], exact)
@@ -227,7 +227,7 @@ def test_plot_exact_check_draws_the_distributions_and_the_votes_it_is_given(tmp_
     assert "your KGS" in left.get_legend().get_texts()[1].get_text()
     figure.savefig(tmp_path / "exact.png")
     with pytest.raises(ValueError, match="sampled_errors must hold counts"):
-        kgs2000.plot_exact_check(exact, np.array([0, 3]), np.array([0.2]), np.array([0.2]))
+        kgs2000_studies.plot_exact_check(exact, np.array([0, 3]), np.array([0.2]), np.array([0.2]))
 
 
 def test_mixing_figure_draws_the_runs_traces_and_their_effective_sample_size(tmp_path):
@@ -235,7 +235,7 @@ def test_mixing_figure_draws_the_runs_traces_and_their_effective_sample_size(tmp
     X, y, _ = data.sphere_data(12, flip_rate=0.1, random_state=np.random.default_rng(2))
     K = linear_kernel(X)
     problems = {"sphere": (K, y, 0.1, linear_kernel(X[:1] + 0.1, X))}
-    figure, steps = kgs2000.mixing_figure(problems, n_steps=600, burn_in=20, random_state=np.random.default_rng(3))
+    figure, steps = kgs2000_studies.mixing_figure(problems, n_steps=600, burn_in=20, random_state=np.random.default_rng(3))
     run = gibbs_run(K, y, 0.1, 600, burn_in=20, thin=1, random_state=np.random.default_rng(3))   # the same run
     errors = np.count_nonzero(y * (run.alphas[0] @ K) <= 0, axis=1)                          # chain 0, by hand
     trace_axes, rho_axes = figure.axes[:2]
@@ -246,7 +246,7 @@ def test_mixing_figure_draws_the_runs_traces_and_their_effective_sample_size(tmp
     assert f"n_eff = {1000 / steps['sphere', 'training errors']:.0f} per 1000 steps" in legend
     figure.savefig(tmp_path / "mixing.png")
     with pytest.raises(ValueError, match="k_probe must be one kernel row"):
-        kgs2000.mixing_figure({"a": (K, y, 0.1, K)})
+        kgs2000_studies.mixing_figure({"a": (K, y, 0.1, K)})
 
 
 def test_active_learning_records_both_strategies_and_the_committees_votes(tmp_path):
@@ -259,18 +259,18 @@ def test_active_learning_records_both_strategies_and_the_committees_votes(tmp_pa
         calls.append(chain_alphas.shape)
         return (np.einsum("csm,tm->cst", chain_alphas, K_test) > 0).astype(float)
 
-    run = kgs2000.active_learning(X_pool, y_pool, X_test, y_test, votes, n_start=2, n_queries=3, n_repeats=2,
+    run = kgs2000_studies.active_learning(X_pool, y_pool, X_test, y_test, votes, n_start=2, n_queries=3, n_repeats=2,
                                   committee=4, random_state=rng)
     assert set(run.curves) == {"highest entropy", "random"}
     assert all(curve.shape == (2, 4) and np.all((curve >= 0) & (curve <= 1)) for curve in run.curves.values())
     assert len(calls) == len(run.chosen_rhat) == len(run.chosen_ess) == 2 * 3      # one vote per entropy query
     assert [shape[:2] for shape in calls] == [(4, 4)] * 6 and [shape[2] for shape in calls[:3]] == [4, 5, 6]
-    figure = kgs2000.plot_active_learning(np.zeros((5, 5)), (0, 1, 0, 1), X_pool, y_pool, run, n_start=2)
+    figure = kgs2000_studies.plot_active_learning(np.zeros((5, 5)), (0, 1, 0, 1), X_pool, y_pool, run, n_start=2)
     right = figure.axes[1]
     np.testing.assert_allclose(right.containers[0].lines[0].get_ydata(), run.curves["highest entropy"].mean(axis=0))
     np.testing.assert_allclose(right.containers[0].lines[0].get_xdata(), [4, 5, 6, 7])   # labelled points
     figure.savefig(tmp_path / "active.png")
     with pytest.raises(TypeError, match="vote_draws"):
-        kgs2000.active_learning(X_pool, y_pool, X_test, y_test, None)
+        kgs2000_studies.active_learning(X_pool, y_pool, X_test, y_test, None)
     with pytest.raises(ValueError, match="n_queries must leave candidates"):
-        kgs2000.active_learning(X_pool[:8], y_pool[:8], X_test, y_test, votes, n_start=2, n_queries=10)
+        kgs2000_studies.active_learning(X_pool[:8], y_pool[:8], X_test, y_test, votes, n_start=2, n_queries=10)
