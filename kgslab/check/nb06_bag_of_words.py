@@ -161,7 +161,13 @@ nb06_exercise_7_sparse = Exercise(
     _text.bag_of_words_kernel, _sparse_cases, points=3, compare=_compare_kernels, hidden=_kernel_hidden,
     hint=_KERNEL_HINT + " In the count matrix C, row d is document d and column w one dictionary word: "
                         "C[d, w] must be the number of occurrences, so repeated (row, column) pairs have to add up.",
-    code_hint=_SPARSE_CODE)
+    code_hint=_SPARSE_CODE,
+    worked="The kernel is $\\mathbf{K} = \\mathbf{C}\\mathbf{C}'$: entry $(i, j)$ is $\\sum_w C_{iw} C_{jw}$, the sum "
+           "over the dictionary of the products of the two documents' counts, which is the bag-of-words kernel of "
+           "section 4. Collect one `(row, column)` pair per word occurrence; "
+           "`scipy.sparse.csr_matrix((np.ones(m), (rows, columns)), shape=(n, n_words))` adds up repeated pairs, "
+           "which gives the counts; `(C @ C.T).toarray()` multiplies only counts that are not zero, so its cost "
+           "follows the pairs of documents that share a word, not the size of the dictionary.")
 
 
 # ---- running times ---------------------------------------------------------------------------------

@@ -49,6 +49,32 @@ def sparse_bow(docs):
     return (C @ C.T).toarray()
 
 
+def test_the_sparse_kernels_worked_reasoning_opens_only_after_the_students_own_pass(capsys, monkeypatch):
+    """check.why shows why K = CC' (and why the sparse product is cheap) once the student's own sparse kernel
+    passed: not for a blank, not for a wrong one, not while grading."""
+    import IPython
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # printed as text (another test may start a shell)
+    key, checker = "nb06_exercise_7_sparse", check.nb06_exercise_7_sparse
+    assert "adds up repeated pairs" in checker._worked
+
+    def presence(docs):                   # a wrong one: C holds 0/1 for a word's presence, not its count
+        sets = [set(text.words(doc)) for doc in docs]
+        return np.array([[len(mine & other) for other in sets] for mine in sets], dtype=float)
+
+    for wrong in (blank, presence):
+        checker(wrong)
+        capsys.readouterr()
+        check.why(key)
+        out = capsys.readouterr().out
+        assert "opens here once your own function passes" in out and "adds up repeated pairs" not in out
+    assert checker(sparse_bow) is sparse_bow
+    assert f'check.why("{key}")' in capsys.readouterr().out
+    check.why(key)
+    assert "adds up repeated pairs" in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check.why(key)
+    assert "adds up repeated pairs" not in capsys.readouterr().out
+
 def test_bag_of_words_slips_are_caught(capsys):
     def presence_only(docs):                  # sets instead of counts
         sets = [set(text.words(doc)) for doc in docs]
