@@ -40,7 +40,7 @@ def test_needs_results():
         rejection_panel({})
 
 
-# ---- Figure 1 and the flight, drawn by the kit (`figure1`, `flight_figure`) -----------------------------------
+# ---- Figure 1 and the flight, drawn by kgslab.papers.bt1999_figures (`figure1`, `flight_figure`) ----------------
 
 import matplotlib  # noqa: E402
 
@@ -48,7 +48,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from kgslab.billiard import KernelBilliard  # noqa: E402
-from kgslab.widgets import figure1, flight_figure  # noqa: E402
+from kgslab.papers.bt1999_figures import figure1, flight_figure  # noqa: E402
 
 X_TOY = np.array([[-1.6, 0.4], [-0.9, 1.3], [-1.2, -0.6], [1.1, -0.2], [1.5, 1.1], [0.7, -1.2]])
 Y_TOY = np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
@@ -120,7 +120,7 @@ def test_the_figures_refuse_what_is_not_the_toy(change, match):
 def test_figure2_draws_the_committed_curves_with_the_given_curve_function(tmp_path):
     from kgslab.billiard import error_rejection_curve
     from kgslab.papers import bt1999
-    from kgslab.widgets import figure2
+    from kgslab.papers.bt1999_figures import figure2
 
     committed = {"thyroid": bt1999.load_figure2("thyroid")[0]}
     calls = []
@@ -148,7 +148,7 @@ def test_figure2_draws_the_committed_curves_with_the_given_curve_function(tmp_pa
 
 
 def test_bounce_error_figure_draws_the_runs_against_hoeffdings_deviation():
-    from kgslab.widgets import bounce_error_figure
+    from kgslab.papers.bt1999_figures import bounce_error_figure
 
     checkpoints = np.array([10.0, 100.0, 1000.0, 10000.0])
     errors = np.random.default_rng(0).uniform(0.01, 0.3, (5, 4))
@@ -162,7 +162,7 @@ def test_bounce_error_figure_draws_the_runs_against_hoeffdings_deviation():
 
 
 def test_confidence_scatter_marks_the_wrong_points():
-    from kgslab.widgets import confidence_scatter
+    from kgslab.papers.bt1999_figures import confidence_scatter
 
     correct = np.array([True, True, False, True, False])
     figure = confidence_scatter(np.array([0.5, 1.0, 2.0, 4.0, 8.0]), np.array([1.0, 0.4, 0.2, 1.0, 0.9]), correct)

@@ -1089,8 +1089,9 @@ for _qualname in ("kgslab.data.results.result_path", "kgslab.data.results.load_r
     register(_qualname, st.sampled_from(_RESULT_NAMES).map(lambda name: {"name": name}), {"name": "result_name"},
              max_examples=3)
 
-# ---- widgets of notebook 09 -----------------------------------------------------------------------------
+# ---- widgets and figures of notebook 09 -------------------------------------------------------------------
 
+from kgslab.papers import bt1999_figures as _bt1999_figures  # noqa: E402
 from kgslab.widgets import billiard as _billiard_widgets  # noqa: E402
 
 register("kgslab.widgets.billiard.rejection_panel",
@@ -1131,29 +1132,29 @@ def _drawn(function):
 
 
 _TOY_KINDS = {"X": "matrix", "y": "pm1", "x_test": "matrix", "inside": "matrix"}
-register("kgslab.widgets.billiard.figure1",
+register("kgslab.papers.bt1999_figures.figure1",
          st.integers(0, 3).map(lambda seed: {"X": _TOY_X, "y": _TOY_Y, "x_test": _TOY_TEST, "inside": _toy_inside(seed),
                                              "p_plus": 0.6, "random_state": seed}),
-         {**_TOY_KINDS, "p_plus": "probability", "random_state": "seed"}, run=_drawn(_billiard_widgets.figure1),
+         {**_TOY_KINDS, "p_plus": "probability", "random_state": "seed"}, run=_drawn(_bt1999_figures.figure1),
          max_examples=2, containers=())
-register("kgslab.widgets.billiard.flight_figure",
+register("kgslab.papers.bt1999_figures.flight_figure",
          st.integers(0, 3).map(lambda seed: {"X": _TOY_X, "y": _TOY_Y, "x_test": _TOY_TEST, "inside": _toy_inside(seed),
                                              "alphas": _toy_alphas(seed), "title": "a title", "n_highlight": 5}),
          {**_TOY_KINDS, "alphas": "matrix", "title": "text", "n_highlight": "count"},
-         run=_drawn(_billiard_widgets.flight_figure), max_examples=2, containers=())
-register("kgslab.widgets.billiard.bounce_error_figure",
+         run=_drawn(_bt1999_figures.flight_figure), max_examples=2, containers=())
+register("kgslab.papers.bt1999_figures.bounce_error_figure",
          st.integers(0, 3).map(lambda seed: {"checkpoints": np.array([10.0, 100.0, 1000.0]),
                                              "errors": np.random.default_rng(seed).uniform(0.01, 0.3, (4, 3)),
                                              "eta": 0.01, "epsilon": 0.05, "title": "a title"}),
          {"checkpoints": "vector", "errors": "matrix", "eta": "probability", "epsilon": "positive", "title": "text"},
-         run=_drawn(_billiard_widgets.bounce_error_figure), skip_bad={"epsilon": {"2.0", "4.0"}}, max_examples=2,
+         run=_drawn(_bt1999_figures.bounce_error_figure), skip_bad={"epsilon": {"2.0", "4.0"}}, max_examples=2,
          containers=())
-register("kgslab.widgets.billiard.confidence_scatter",
+register("kgslab.papers.bt1999_figures.confidence_scatter",
          st.integers(0, 3).map(lambda seed: {"svm_confidence": np.random.default_rng(seed).uniform(0.1, 5, 12),
                                              "c_trans": np.random.default_rng(seed + 1).uniform(0, 1, 12),
                                              "correct": np.arange(12) % 3 > 0, "title": "a title"}),
          {"svm_confidence": "vector", "c_trans": "vector", "correct": "booleans", "title": "text"},
-         run=_drawn(_billiard_widgets.confidence_scatter), max_examples=2, containers=())
+         run=_drawn(_bt1999_figures.confidence_scatter), max_examples=2, containers=())
 
 # ---- reference solutions made public by issue 15 -----------------------------------------------------------
 
@@ -1404,12 +1405,12 @@ register("kgslab.papers.bt1999.study_curves",
                    study_problem(auto=False), st.integers(2, 11), st.sampled_from([None, 5, 10])),
          {"study": "study", "curve": "function", "n_thresholds": "count", "reference_level": "level"},
          skip_bad={"curve": {"None"}, "reference_level": {"None"}}, containers=())
-register("kgslab.widgets.billiard.figure2",
+register("kgslab.papers.bt1999_figures.figure2",
          st.builds(lambda study, other: {"committed": {"a data set": study}, "this_run": {"a data set": other},
                                          "paper_theta_max": {"a data set": 2.0}},
                    study_problem(auto=True), study_problem(auto=False)),
          {"committed": "studies", "this_run": "studies", "curve": "function"},
-         run=_drawn(_billiard_widgets.figure2), skip_bad={"curve": {"None"}, "this_run": {"None", "an empty dict"},
+         run=_drawn(_bt1999_figures.figure2), skip_bad={"curve": {"None"}, "this_run": {"None", "an empty dict"},
                                                          "committed": {"a name not in committed"}}, max_examples=2,
          containers=())
 

@@ -7,9 +7,12 @@ import checks, widgets or the course tools.
 
 - `coursework`: the coursework (seed 004): the references for the student's experiments of notebooks 01-03,
   05 and 06 (Exercises 1-4, 6 and 7).
-- `kgs2000`: Graepel and Herbrich, "The kernel Gibbs sampler", NIPS 2000 (seed 001): Figure 4's quadratic SVM.
+- `kgs2000`: Graepel and Herbrich, "The kernel Gibbs sampler", NIPS 2000 (seed 001): Figures 1-4 (Figure 4's
+  quadratic SVM); `kgs2000_studies`: the sampler against the exact posterior, mixing, active learning, the
+  evidence (notebook 08's appendix).
 - `bt1999`: Graepel, Herbrich and Obermayer, "Bayesian transduction", NIPS 1999 (seed 002): exact spherical
-  volumes (the reference for the billiard) and Figure 2's comparison with the SVM.
+  volumes (the reference for the billiard) and Figure 2's comparison with the SVM; `bt1999_figures`: the figures
+  notebook 09 draws (Figures 1 and 2, the billiard's flight, two of its appendix).
 - `kfd2001`: the noisy kernel Fisher discriminant paper (seed 003): notebook 10's paper-sized runs.
 """
 
