@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
+from checking import blank, worked_reasoning_opens_only_after_a_pass
 from kgslab import check, regression
 from kgslab.check.fallback import reference_of
 from kgslab.kernels import rbf_kernel
@@ -125,29 +126,10 @@ def test_the_tuning_checks(exercise, student, words, capsys):
 
 def test_the_worked_reasoning_opens_only_after_the_students_own_pass(capsys, monkeypatch):
     """check.why shows the reading of the (L, gamma) map once the student's own tune_width_and_gamma passed only."""
-    import IPython
-    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # printed as text (another test may start a shell)
-    key, checker = "nb02_exercise_3a_tune_width", check.nb02_exercise_3a_tune_width
-    worked = checker._worked.strip()
-    assert "valley of low CV error bends" in worked
+    def swapped(*args, **kwargs):
+        best = tune_width(*args, **kwargs)
+        return best[1], best[0], best[2]
 
-    def blank(*args, **kwargs):
-        raise NotImplementedError()
-
-    checker(blank)
-    capsys.readouterr()
-    check.why(key)
-    closed = capsys.readouterr().out
-    assert "opens here once your own function passes" in closed and "valley" not in closed
-    assert checker(tune_width) is tune_width
-    assert f'check.why("{key}")' in capsys.readouterr().out
-    check.why(key)
-    assert worked[:60] in capsys.readouterr().out
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    check.why(key)
-    assert "off while the notebook is graded" in capsys.readouterr().out
-    monkeypatch.delenv("NBGRADER_EXECUTION")
-    checker(lambda *a, **k: (lambda r: (r[1], r[0], r[2]))(tune_width(*a, **k)))     # wrong again: closed again
-    capsys.readouterr()
-    check.why(key)
-    assert "valley" not in capsys.readouterr().out
+    worked_reasoning_opens_only_after_a_pass("nb02_exercise_3a_tune_width", tune_width, (blank, swapped), capsys,
+                                             monkeypatch, words="valley")
+    assert "valley of low CV error bends" in check.nb02_exercise_3a_tune_width._worked

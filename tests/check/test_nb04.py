@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from checking import blank_falls_back, solutions_pass
+from checking import blank, blank_falls_back, solutions_pass, worked_reasoning_opens_only_after_a_pass
 from kgslab import check, kernels, text
 
 
@@ -135,23 +135,5 @@ def test_the_5a_hint_gives_no_code_until_asked(capsys):
 
 def test_the_worked_reasoning_opens_only_after_the_students_own_pass(capsys, monkeypatch):
     """check.why shows 5b's norms-and-means reasoning once the student's own function passed, never before."""
-    import IPython
-    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # printed as text (another test may start a shell)
-    key, checker = "nb04_exercise_5b_norms", check.nb04_exercise_5b_norms
-    worked = checker._worked.strip()
-    assert "mean of all entries" in worked
-    blank_falls_back(key, capsys)
-    check.why(key)
-    closed = capsys.readouterr().out
-    assert "opens here once your own function passes" in closed and worked[:60] not in closed
-    assert checker(norms_and_means_as_in_the_notebook) is norms_and_means_as_in_the_notebook
-    assert f'check.why("{key}")' in capsys.readouterr().out
-    check.why(key)
-    assert worked[:60] in capsys.readouterr().out
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    check.why(key)
-    assert "off while the notebook is graded" in capsys.readouterr().out
-    monkeypatch.delenv("NBGRADER_EXECUTION")
-    blank_falls_back(key, capsys)               # wrong again: closed again
-    check.why(key)
-    assert worked[:60] not in capsys.readouterr().out
+    worked_reasoning_opens_only_after_a_pass("nb04_exercise_5b_norms", norms_and_means_as_in_the_notebook, (blank,),
+                                             capsys, monkeypatch, words="mean of all entries")

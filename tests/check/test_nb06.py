@@ -22,7 +22,7 @@ import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GroupKFold, cross_val_score
 
-from checking import blank, blank_falls_back, solutions_pass
+from checking import blank, blank_falls_back, solutions_pass, worked_reasoning_opens_only_after_a_pass
 from kgslab import check, data, text
 from kgslab.papers import coursework
 from kgslab.adatron import KernelAdatron
@@ -52,43 +52,12 @@ def sparse_bow(docs):
 def test_the_sparse_kernels_worked_reasoning_opens_only_after_the_students_own_pass(capsys, monkeypatch):
     """check.why shows why K = CC' (and why the sparse product is cheap) once the student's own sparse kernel
     passed: not for a blank, not for a wrong one, not while grading."""
-    import IPython
-    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # printed as text (another test may start a shell)
-    key, checker = "nb06_exercise_7_sparse", check.nb06_exercise_7_sparse
-    assert "adds up repeated pairs" in checker._worked
-
     def presence(docs):                   # a wrong one: C holds 0/1 for a word's presence, not its count
         sets = [set(text.words(doc)) for doc in docs]
         return np.array([[len(mine & other) for other in sets] for mine in sets], dtype=float)
 
-    for wrong in (blank, presence):
-        checker(wrong)
-        capsys.readouterr()
-        check.why(key)
-        out = capsys.readouterr().out
-        assert "opens here once your own function passes" in out and "adds up repeated pairs" not in out
-    assert checker(sparse_bow) is sparse_bow
-    assert f'check.why("{key}")' in capsys.readouterr().out
-    check.why(key)
-    assert "adds up repeated pairs" in capsys.readouterr().out
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    check.why(key)
-    assert "adds up repeated pairs" not in capsys.readouterr().out
-
-def test_bag_of_words_slips_are_caught(capsys):
-    def presence_only(docs):                  # sets instead of counts
-        sets = [set(text.words(doc)) for doc in docs]
-        return np.array([[len(a & b) for b in sets] for a in sets], dtype=float)
-
-    def case_sensitive(docs):
-        counts = [Counter(doc.split()) for doc in docs]
-        return np.array([[sum(n * other[w] for w, n in mine.items()) for other in counts] for mine in counts],
-                        dtype=float)
-
-    for slip in (presence_only, case_sensitive):
-        assert check.nb06_exercise_7_naive(slip) is not slip
-        assert check.nb06_exercise_7_sparse(slip) is not slip
-    assert capsys.readouterr().out.count("✘") == 4
+    worked_reasoning_opens_only_after_a_pass("nb06_exercise_7_sparse", sparse_bow, (blank, presence), capsys,
+                                             monkeypatch, words="adds up repeated pairs")
 
 
 # ---- the notebook's solutions, read from solutions/06_bag_of_words.ipynb ----------------------------------

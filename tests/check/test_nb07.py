@@ -3,12 +3,9 @@
 import numpy as np
 import pytest
 
+from checking import blank, worked_reasoning_opens_only_after_a_pass
 from kgslab import check, perceptron
 from written_out import written_out  # noqa: E402
-
-
-def blank(*args):
-    raise NotImplementedError()
 
 
 def primal_with_strict_inequality(X, y, max_epochs):
@@ -183,29 +180,8 @@ def _primal(X, y, max_epochs=100):
 def test_the_worked_reasoning_opens_only_after_the_students_own_pass(part, right, words, capsys, monkeypatch):
     """check.why shows what the solution's experiments found once the student's own function passed, never before;
     it is no written answer of (a)-(d) (those are graded by hand): no induction, no invertibility, no theorem."""
-    import IPython
-    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # printed as text (another test may start a shell)
-    key = f"nb07_exercise_5{part}"
-    checker = getattr(check, key)
-    worked = checker._worked.strip()
-    assert words in worked
+    worked = worked_reasoning_opens_only_after_a_pass(f"nb07_exercise_5{part}", right, (blank,), capsys, monkeypatch,
+                                                      words=words)
     for written in ("induction", "counts the updates", "positive definite", "invertible", "Novikoff",
                     "eigenvalue", "y'\\tilde"):
         assert written not in worked, written
-    checker(blank)
-    capsys.readouterr()
-    check.why(key)
-    closed = capsys.readouterr().out
-    assert "opens here once your own function passes" in closed and words not in closed
-    assert checker(right) is right
-    assert f'check.why("{key}")' in capsys.readouterr().out
-    check.why(key)
-    assert worked[:60] in capsys.readouterr().out
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    check.why(key)
-    assert "off while the notebook is graded" in capsys.readouterr().out
-    monkeypatch.delenv("NBGRADER_EXECUTION")
-    checker(blank)                              # leave the record open: closed again
-    capsys.readouterr()
-    check.why(key)
-    assert words not in capsys.readouterr().out

@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from checking import blank, worked_reasoning_opens_only_after_a_pass
 from kgslab import check, circle, kgs
 from kgslab.check.fallback import reference_of
 from written_out import written_out  # noqa: E402
@@ -315,24 +316,7 @@ def test_the_coordinates_check_falls_back_and_reruns_stay_open(capsys):
 
 @pytest.mark.parametrize("n", range(1, 6))
 def test_the_worked_reasoning_opens_only_after_the_students_own_pass(n, capsys, monkeypatch):
-    import IPython
-    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # as in a plain session (another test may start a shell)
-    key = f"nb08_exercise_{n}"
-    checker = getattr(check, key)
-    checker(not_attempted)
-    capsys.readouterr()
-    check.why(key)
-    closed = capsys.readouterr().out
-    assert "opens here once your own function passes" in closed
-    assert len(checker._worked) > 300 and checker._worked[:60] not in closed
     right = {1: written_out(circle.crossing_angles), 2: written_out(circle.arc_errors_by_sweep), 3: right_step,
              4: written_out(circle.vote_draws), 5: by_eigh}[n]
-    assert checker(right) is right
-    capsys.readouterr()
-    check.why(key)
-    assert checker._worked.strip()[:60] in capsys.readouterr().out
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    check.why(key)
-    assert "off while the notebook is graded" in capsys.readouterr().out
-    monkeypatch.delenv("NBGRADER_EXECUTION")
-    checker(not_attempted)                    # leave the record open: a pass closes the reference to later checks
+    worked = worked_reasoning_opens_only_after_a_pass(f"nb08_exercise_{n}", right, (blank,), capsys, monkeypatch)
+    assert len(worked) > 300

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from checking import blank, worked_reasoning_opens_only_after_a_pass
 from kgslab import check, kfd, label_noise
 from kgslab.check.fallback import reference_of
 
@@ -253,30 +254,4 @@ def test_toy_table_says_what_is_wrong_with_its_em():
     (3, loop_m_step, "mixture of two Gaussians"), (5, explicit_fisher, "rank one")])
 def test_the_worked_reasoning_opens_only_after_the_students_own_pass(n, right, words, capsys, monkeypatch):
     """check.why shows an exercise's derivation once the student's own function passed, never before."""
-    import IPython
-    monkeypatch.setattr(IPython, "get_ipython", lambda: None)   # printed as text (another test may start a shell)
-    key = f"nb10_exercise_{n}"
-    checker = getattr(check, key)
-    worked = checker._worked.strip()
-    assert words in worked
-
-    def blank(*args):
-        raise NotImplementedError()
-
-    checker(blank)
-    capsys.readouterr()
-    check.why(key)
-    closed = capsys.readouterr().out
-    assert "opens here once your own function passes" in closed and words not in closed
-    assert checker(right) is right
-    assert f'check.why("{key}")' in capsys.readouterr().out
-    check.why(key)
-    assert worked[:60] in capsys.readouterr().out
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    check.why(key)
-    assert "off while the notebook is graded" in capsys.readouterr().out
-    monkeypatch.delenv("NBGRADER_EXECUTION")
-    checker(blank)                              # leave the record open: closed again
-    capsys.readouterr()
-    check.why(key)
-    assert words not in capsys.readouterr().out
+    worked_reasoning_opens_only_after_a_pass(f"nb10_exercise_{n}", right, (blank,), capsys, monkeypatch, words=words)
