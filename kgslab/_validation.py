@@ -308,7 +308,7 @@ def as_correct_flags(value, name: str, length: int) -> np.ndarray:
     return array
 
 
-def as_points_in_r3(X, y, name: str = ""):
+def as_labelled_points_in_r3(X, y, name: str = ""):
     """(X, y): points of R^3, shape (m, 3), with a label +-1 each (the sphere data of the KGS paper's figures);
     `name` prefixes the arguments' names in an error."""
     prefix = f"{name} " if name else ""

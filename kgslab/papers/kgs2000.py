@@ -24,8 +24,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import data
-from .._validation import (as_flip_rate, as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int,
-                           as_points_in_r3, as_probabilities, as_scalar, as_unit_vector, as_vector,
+from .._validation import (as_flip_rate, as_float_array, as_generator, as_labelled_points_in_r3, as_matrix,
+                           as_pm1_labels, as_positive_int, as_probabilities, as_scalar, as_unit_vector, as_vector,
                            check_work_budget)
 from ..evidence import log_likelihood, training_errors
 from ..kernels import linear_kernel, rbf_kernel
@@ -239,7 +239,7 @@ def figure1(sets, q):
     for name, pair in sets.items():
         if not isinstance(pair, (tuple, list)) or len(pair) < 2:
             raise TypeError(f"sets[{name!r}] must be a training set (X, y), got {type(pair).__name__}")
-        checked[name] = as_points_in_r3(pair[0], pair[1], f"sets[{name!r}]")
+        checked[name] = as_labelled_points_in_r3(pair[0], pair[1], f"sets[{name!r}]")
     figure, axes = plt.subplots(1, len(checked), figsize=(6 * len(checked), 4.3), sharey=True, squeeze=False)
     counts = {}
     for k, (ax, (name, (X, y))) in enumerate(zip(axes[0], checked.items())):
@@ -273,7 +273,7 @@ def figure2(X, y, coords, direction, new_coords, boundaries, errors, q):
     """
     import matplotlib.pyplot as plt
 
-    X, y = as_points_in_r3(X, y)
+    X, y = as_labelled_points_in_r3(X, y)
     m = len(y)
     w = as_unit_vector(coords, 3, "coords")
     v = as_unit_vector(direction, 3, "direction")

@@ -15,8 +15,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kgs_engine import MAX_STEPS
-from .._validation import (as_flip_rate, as_float_array, as_generator, as_matrix, as_pm1_labels, as_positive_int,
-                           as_points_in_r3, as_probabilities, as_scalar, as_vector, check_work_budget)
+from .._validation import (as_flip_rate, as_float_array, as_generator, as_labelled_points_in_r3, as_matrix,
+                           as_pm1_labels, as_positive_int, as_probabilities, as_scalar, as_vector, check_work_budget)
 from ..evidence import EvidenceRun, log_likelihood, training_errors
 from ..kernels import rbf_kernel
 from ..kgs import gibbs_run
@@ -30,7 +30,7 @@ def exact_sphere_posterior(X, y, q, X_test, n_grid=100_000):
     (a Fibonacci lattice): (the probability of each number of training errors 0..m, P(<W, x> > 0) for each row of
     X_test).  The lattice's own error is about 1 / sqrt(n_grid) per probability.
     """
-    X, y = as_points_in_r3(X, y)
+    X, y = as_labelled_points_in_r3(X, y)
     X_test = as_matrix(X_test, "X_test")
     if X_test.shape[1] != 3:
         raise ValueError(f"X_test must hold points of R^3, shape (n, 3), got shape {X_test.shape}")
